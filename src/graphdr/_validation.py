@@ -1,0 +1,43 @@
+"""Input checks shared by every estimator, with one error-message template.
+
+Template: what was asked, the bound, why the bound exists, e.g.
+``n_components=12 is larger than n_classes - 1 = 9: KDA has at most C-1 discriminant directions.``
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def check_n_components(n_components, bound: int, *, bound_name: str, reason: str) -> int:
+    """Return the number of components to compute (``None`` means ``bound``).
+
+    Raises ``ValueError`` when ``n_components`` is not a positive integer or exceeds ``bound``;
+    the message states the bound, how it is derived (``bound_name``) and why (``reason``).
+    """
+    if n_components is None:
+        if bound < 1:
+            raise ValueError(f"{bound_name} = {bound}: no component can be computed ({reason}).")
+        return int(bound)
+    if isinstance(n_components, bool | np.bool_) or not isinstance(n_components, numbers.Integral):
+        raise ValueError(f"n_components must be a positive integer or None, got {n_components!r}.")
+    if n_components < 1:
+        raise ValueError(f"n_components must be >= 1, got {n_components}.")
+    if n_components > bound:
+        raise ValueError(
+            f"n_components={n_components} is larger than {bound_name} = {bound}: {reason}."
+        )
+    return int(n_components)
+
+
+def check_n_classes(y_encoded: np.ndarray, *, minimum: int = 2, method: str = "This method") -> int:
+    """Number of classes of integer-encoded labels; a clear error below ``minimum``."""
+    n_classes = int(np.unique(y_encoded).size)
+    if n_classes < minimum:
+        raise ValueError(
+            f"{method} needs at least {minimum} classes; y has {n_classes} "
+            "(a supervised projection is undefined for a single class)."
+        )
+    return n_classes
