@@ -37,7 +37,9 @@ if not os.environ.get("NUMBA_CACHE_DIR"):
 
 import numba  # noqa: E402  (must come after NUMBA_CACHE_DIR is settled)
 
-CACHE_ENABLED = _writable(os.environ["NUMBA_CACHE_DIR"]) if os.environ.get("NUMBA_CACHE_DIR") else False
+CACHE_ENABLED = (
+    _writable(os.environ["NUMBA_CACHE_DIR"]) if os.environ.get("NUMBA_CACHE_DIR") else False
+)
 
 
 def njit(*args, **kwargs):

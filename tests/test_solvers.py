@@ -1,0 +1,93 @@
+"""graphdr.solvers against scipy's generalised eigensolver and the defining identities."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+from graphdr._validation import check_n_classes, check_n_components
+from graphdr.solvers import eigh_generalized, flip_signs, numerical_rank
+
+
+def _spd(rng, n, rank=None):
+    G = rng.normal(size=(n, rank or n))
+    return G @ G.T + (0 if rank else 1e-3) * np.eye(n)
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_regularized_matches_scipy_on_definite_problem(largest):
+    rng = np.random.default_rng(0)
+    A, B = _spd(rng, 12), _spd(rng, 12)
+    w, V = eigh_generalized(A, B, 4, largest=largest, reg=0.0)
+    ref = scipy.linalg.eigh(A, B, eigvals_only=True)
+    expected = ref[::-1][:4] if largest else ref[:4]
+    np.testing.assert_allclose(w, expected, rtol=1e-10)
+    np.testing.assert_allclose(A @ V, B @ V * w, atol=1e-8)
+    np.testing.assert_allclose(V.T @ B @ V, np.eye(4), atol=1e-10)
+
+
+def test_range_variant_solves_the_problem_inside_the_range_of_B():
+    rng = np.random.default_rng(1)
+    A, B = _spd(rng, 10), _spd(rng, 10, rank=6)
+    w, V = eigh_generalized(A, B, 6, method="range")
+    assert np.all(np.diff(w) <= 0)
+    np.testing.assert_allclose(V.T @ B @ V, np.eye(6), atol=1e-8)
+    # Reference: the same problem written in an explicit basis of range(B).
+    s, U = scipy.linalg.eigh(B)
+    Ur = U[:, s > 1e-10 * s.max()]
+    ref = scipy.linalg.eigh(Ur.T @ A @ Ur, Ur.T @ B @ Ur, eigvals_only=True)[::-1]
+    np.testing.assert_allclose(w, ref, rtol=1e-8)
+
+
+def test_range_variant_states_the_rank_when_too_many_components():
+    rng = np.random.default_rng(2)
+    A, B = _spd(rng, 8), _spd(rng, 8, rank=3)
+    with pytest.raises(ValueError, match=r"n_components=5 is larger than the rank of B = 3"):
+        eigh_generalized(A, B, 5, method="range")
+
+
+def test_regularized_variant_handles_singular_B_without_nan():
+    rng = np.random.default_rng(3)
+    A, B = _spd(rng, 8), _spd(rng, 8, rank=3)
+    w, V = eigh_generalized(A, B, 2, reg=1e-6)
+    assert np.all(np.isfinite(w)) and np.all(np.isfinite(V))
+
+
+def test_standard_problem_and_sign_rule():
+    rng = np.random.default_rng(4)
+    A = _spd(rng, 9)
+    w, V = eigh_generalized(A, None, 3)
+    np.testing.assert_allclose(w, scipy.linalg.eigvalsh(A)[::-1][:3], rtol=1e-10)
+    idx = np.argmax(np.abs(V), axis=0)
+    assert np.all(V[idx, np.arange(3)] > 0)
+    # Flipping the sign of the input basis gives back the same, canonical, vectors.
+    np.testing.assert_array_equal(flip_signs(-V.copy()), V)
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="square"):
+        eigh_generalized(np.ones((2, 3)))
+    with pytest.raises(ValueError, match="NaN or inf"):
+        eigh_generalized(np.array([[np.nan, 0], [0, 1.0]]))
+    with pytest.raises(ValueError, match="expected"):
+        eigh_generalized(np.eye(3), np.eye(2))
+    with pytest.raises(ValueError, match="method"):
+        eigh_generalized(np.eye(3), np.eye(3), method="qz")
+
+
+def test_numerical_rank():
+    rng = np.random.default_rng(5)
+    assert numerical_rank(_spd(rng, 7, rank=4)) == 4
+
+
+def test_check_n_components_message_states_bound_and_reason():
+    assert check_n_components(None, 9, bound_name="n_classes - 1", reason="r") == 9
+    with pytest.raises(
+        ValueError, match=r"n_components=12 is larger than n_classes - 1 = 9: KDA has at most"
+    ):
+        check_n_components(
+            12, 9, bound_name="n_classes - 1", reason="KDA has at most C-1 discriminant directions"
+        )
+    with pytest.raises(ValueError, match="positive integer"):
+        check_n_components(2.5, 9, bound_name="b", reason="r")
+    with pytest.raises(ValueError, match="at least 2 classes; y has 1"):
+        check_n_classes(np.zeros(5, dtype=int))
