@@ -1,0 +1,513 @@
+"""graphdr.evaluation against scikit-learn and explicit loops."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.datasets import make_classification
+from sklearn.decomposition import PCA
+from sklearn.metrics import accuracy_score, average_precision_score
+from sklearn.multiclass import OneVsRestClassifier
+from sklearn.neighbors import KNeighborsClassifier, NearestCentroid
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import SVC, LinearSVC
+from sklearn.tree import DecisionTreeClassifier
+
+from graphdr import evaluation as ev
+
+
+@pytest.fixture(scope="module")
+def data():
+    X, y = make_classification(
+        n_samples=240, n_features=12, n_informative=6, n_classes=4, random_state=0
+    )
+    return X[:160], y[:160], X[160:], y[160:]
+
+
+@pytest.fixture(scope="module")
+def embedding(data):
+    X_tr, y_tr, X_te, y_te = data
+    pca = PCA(n_components=8, svd_solver="full").fit(X_tr)
+    return pca.transform(X_tr), y_tr, pca.transform(X_te), y_te
+
+
+# ---------------------------------------------------------------- classifiers
+
+
+def test_make_classifier_builds_the_named_estimators():
+    assert ev.make_classifier("1nn").n_neighbors == 1
+    assert ev.make_classifier("knn", k=3).n_neighbors == 3
+    svm = ev.make_classifier("linear_svm", C=100)
+    assert isinstance(svm, SVC) and svm.kernel == "linear" and svm.C == 100
+    fast = ev.make_classifier("linear_svm", C=2, solver="liblinear", random_state=3)
+    assert isinstance(fast, LinearSVC) and fast.loss == "hinge" and fast.random_state == 3
+    assert ev.make_classifier("rbf_svm", C=100, sigma=2.0).gamma == pytest.approx(1 / 8)
+    assert ev.make_classifier("rbf_svm", gamma=0.3).gamma == 0.3
+    tree = ev.make_classifier("tree", random_state=7, max_depth=3)
+    assert isinstance(tree, DecisionTreeClassifier) and tree.random_state == 7
+    assert tree.max_depth == 3
+    # random_state is accepted for every name, even where nothing is random
+    assert ev.make_classifier("ncc", random_state=1) is not None
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "match"),
+    [
+        ("svm", {}, "Unknown classifier 'svm'"),
+        ("rbf_svm", {"sigma": 1.0, "gamma": 0.5}, "Give sigma or gamma"),
+        ("rbf_svm", {"sigma": 0.0}, "must be positive"),
+        ("1nn", {"k": 3}, "use name='knn'"),
+        ("knn", {"bogus": 1}, "Invalid parameter"),
+        ("linear_svm", {"solver": "sag"}, "solver='sag'"),
+    ],
+)
+def test_make_classifier_errors(name, params, match):
+    with pytest.raises(ValueError, match=match):
+        ev.make_classifier(name, **params)
+
+
+def test_rbf_sigma_is_the_gaussian_width(embedding):
+    """sigma means k(a, b) = exp(-||a - b||^2 / (2 sigma^2)): compare to a precomputed kernel."""
+    Z_tr, y_tr, Z_te, _ = embedding
+    sigma = 1.7
+
+    def gauss(A, B):
+        d2 = ((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)
+        return np.exp(-d2 / (2 * sigma**2))
+
+    ours = ev.make_classifier("rbf_svm", C=10, sigma=sigma).fit(Z_tr, y_tr)
+    ref = SVC(kernel="precomputed", C=10).fit(gauss(Z_tr, Z_tr), y_tr)
+    np.testing.assert_allclose(
+        ours.decision_function(Z_te), ref.decision_function(gauss(Z_te, Z_tr)), atol=1e-6
+    )
+
+
+def test_ncc_is_the_nearest_class_mean(embedding):
+    Z_tr, y_tr, Z_te, _ = embedding
+    classes = np.unique(y_tr)
+    means = np.stack([Z_tr[y_tr == c].mean(0) for c in classes])
+    expected = classes[((Z_te[:, None, :] - means[None]) ** 2).sum(-1).argmin(1)]
+    np.testing.assert_array_equal(ev.make_classifier("ncc").fit(Z_tr, y_tr).predict(Z_te), expected)
+
+
+def test_tree_is_deterministic(embedding):
+    Z_tr, y_tr, Z_te, _ = embedding
+    a = ev.make_classifier("tree").fit(Z_tr, y_tr).predict(Z_te)
+    b = ev.make_classifier("tree").fit(Z_tr, y_tr).predict(Z_te)
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize(
+    ("solver", "reference"),
+    [
+        ("libsvm", SVC(kernel="linear", C=0.5)),
+        ("liblinear", LinearSVC(C=0.5, loss="hinge", dual=True, max_iter=10_000, random_state=0)),
+    ],
+)
+def test_ovr_scores_match_sklearn_one_vs_rest(embedding, solver, reference):
+    Z_tr, y_tr, Z_te, _ = embedding
+    scores = ev.ovr_linear_svm_scores(Z_tr, y_tr, Z_te, C=0.5, solver=solver)
+    expected = OneVsRestClassifier(reference).fit(Z_tr, y_tr).decision_function(Z_te)
+    assert scores.shape == (Z_te.shape[0], 4)
+    np.testing.assert_allclose(scores, expected, rtol=1e-6, atol=1e-6)
+
+
+def test_ovr_scores_need_negatives(embedding):
+    Z_tr, y_tr, Z_te, _ = embedding
+    with pytest.raises(ValueError, match="needs both positive and negative"):
+        ev.ovr_linear_svm_scores(Z_tr, np.zeros_like(y_tr), Z_te)
+    with pytest.raises(ValueError, match="same fitted model"):
+        ev.ovr_linear_svm_scores(Z_tr, y_tr, Z_te[:, :3])
+
+
+# ---------------------------------------------------------------- metrics
+
+
+def test_accuracy_and_error_match_sklearn():
+    rng = np.random.default_rng(1)
+    y, p = rng.integers(0, 5, 97), rng.integers(0, 5, 97)
+    assert ev.accuracy(y, p) == pytest.approx(accuracy_score(y, p))
+    assert ev.error_rate(y, p) == pytest.approx(1 - accuracy_score(y, p))
+    with pytest.raises(ValueError, match="has 96 labels"):
+        ev.accuracy(y, p[:-1])
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_average_precision_matches_sklearn_with_ties(seed):
+    rng = np.random.default_rng(seed)
+    classes = np.array([3, 5, 8, 9])
+    y = rng.choice(classes, 150)
+    scores = np.round(rng.normal(size=(150, 4)), 1)  # rounding makes many ties
+    scores[:, 1] += 1.5 * (y == 5)
+    ap = ev.average_precision_per_class(y, scores, classes)
+    expected = [average_precision_score(y == c, scores[:, k]) for k, c in enumerate(classes)]
+    np.testing.assert_allclose(ap, expected, rtol=1e-12)
+    assert ev.mean_average_precision(y, scores, classes) == pytest.approx(np.mean(expected))
+
+
+def test_average_precision_edge_cases():
+    y = np.array([0, 0, 1, 1])
+    perfect = np.array([[1.0, 0.0], [0.9, 0.1], [0.2, 0.8], [0.1, 0.9]])
+    np.testing.assert_allclose(ev.average_precision_per_class(y, perfect, [0, 1]), [1.0, 1.0])
+    with pytest.raises(ValueError, match="class 2 has no sample"):
+        ev.average_precision_per_class(y, perfect, [0, 2])
+    with pytest.raises(ValueError, match=r"shape \(n_samples, 3\)"):
+        ev.average_precision_per_class(y, perfect, [0, 1, 2])
+
+
+# ---------------------------------------------------------------- splits
+
+
+def _assert_disjoint_cover(parts, n=None):
+    joined = np.concatenate(parts)
+    assert np.unique(joined).size == joined.size, "parts overlap"
+    if n is not None:
+        np.testing.assert_array_equal(np.sort(joined), np.arange(n))
+
+
+def test_per_class_index_split_coil20_protocol():
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(20), 72)[rng.permutation(1440)]  # classes interleaved
+    split = ev.per_class_index_split(y, {"train": (0, 55), "val": (55, 60), "test": (60, 72)})
+    assert {k: v.size for k, v in split.items()} == {"train": 1100, "val": 100, "test": 240}
+    _assert_disjoint_cover(list(split.values()), 1440)
+    for c in range(20):
+        members = np.flatnonzero(y == c)  # order of appearance within the class
+        np.testing.assert_array_equal(np.intersect1d(split["train"], members), members[:55])
+        np.testing.assert_array_equal(np.intersect1d(split["test"], members), members[60:])
+    open_end = ev.per_class_index_split(y, {"test": (60, None)})
+    np.testing.assert_array_equal(open_end["test"], split["test"])
+
+
+def test_per_class_index_split_errors():
+    y = np.repeat([0, 1], [10, 8])
+    with pytest.raises(ValueError, match="overlap"):
+        ev.per_class_index_split(y, {"a": (0, 5), "b": (4, 6)})
+    with pytest.raises(ValueError, match="class 1 has 8"):
+        ev.per_class_index_split(y, {"a": (0, 9)})
+
+
+def _usps_like_labels():
+    counts = [1194, 1005, 731, 658, 652, 556, 664, 645, 542, 644]  # USPS training counts
+    return np.repeat(np.arange(10), counts)  # sorted by label, like the mirror's file
+
+
+def test_stratified_split_exact_totals_and_proportional_classes():
+    y = _usps_like_labels()
+    assert y.size == 7291
+    split = ev.stratified_split(y, {"train": 6000, "val": 1000}, random_state=0)
+    assert split["train"].size == 6000 and split["val"].size == 1000
+    _assert_disjoint_cover(list(split.values()))
+    n_c = np.bincount(y)
+    for name, total in (("train", 6000), ("val", 1000)):
+        # largest-remainder rounding: every class within one sample of its exact share
+        assert np.all(np.abs(np.bincount(y[split[name]], minlength=10) - total * n_c / 7291) < 1)
+
+
+def test_stratified_split_is_reproducible_from_the_seed():
+    y = _usps_like_labels()
+    a = ev.stratified_split(y, {"train": 0.3, "rest": None}, random_state=5)
+    b = ev.stratified_split(y, {"train": 0.3, "rest": None}, random_state=5)
+    c = ev.stratified_split(y, {"train": 0.3, "rest": None}, random_state=6)
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k])
+    assert not np.array_equal(a["train"], c["train"])
+    assert a["train"].size == round(0.3 * 7291)
+    _assert_disjoint_cover(list(a.values()), 7291)
+
+
+def test_stratified_split_fractions_and_errors():
+    y = np.repeat([0, 1, 2], [5, 5, 5])
+    halves = ev.stratified_split(y, {"a": 0.5, "b": 0.5}, random_state=0)
+    assert halves["a"].size + halves["b"].size == 15  # rounding never asks for 16
+    _assert_disjoint_cover(list(halves.values()), 15)
+    with pytest.raises(ValueError, match="ask for 20 samples but y has only 15"):
+        ev.stratified_split(y, {"a": 10, "b": 10}, random_state=0)
+    with pytest.raises(ValueError, match="only one part may be None"):
+        ev.stratified_split(y, {"a": None, "b": None}, random_state=0)
+
+
+def test_per_class_count_split_akda_rule():
+    y = np.repeat([0, 1, 2, 3], [50, 19, 20, 3])
+    train, test = ev.per_class_count_split(y, 10, random_state=0)
+    # 10 per class, except classes with fewer than 2 * 10 samples, which use half (floored)
+    np.testing.assert_array_equal(np.bincount(y[train]), [10, 9, 10, 1])
+    _assert_disjoint_cover([train, test], y.size)
+    again = ev.per_class_count_split(y, 10, random_state=0)
+    np.testing.assert_array_equal(train, again[0])
+    with pytest.raises(ValueError, match="cannot be both trained and tested"):
+        ev.per_class_count_split(np.array([0, 0, 1]), 1, random_state=0)
+
+
+def test_stratified_kfold_partitions_and_stratifies():
+    y = _usps_like_labels()[::7]
+    folds = ev.stratified_kfold(y, 5, random_state=0)
+    _assert_disjoint_cover([test for _, test in folds], y.size)
+    for train, test in folds:
+        _assert_disjoint_cover([train, test], y.size)
+        assert np.all(np.abs(np.bincount(y[test], minlength=10) - np.bincount(y) / 5) < 1)
+    again = ev.stratified_kfold(y, 5, random_state=0)
+    for (a, b), (c, d) in zip(folds, again, strict=True):
+        np.testing.assert_array_equal(a, c)
+        np.testing.assert_array_equal(b, d)
+
+
+def test_stratified_shuffle_splits_are_independent_and_reproducible():
+    y = _usps_like_labels()[::5]
+    splits = ev.stratified_shuffle_splits(y, 3, 0.3, random_state=1)
+    assert len(splits) == 3
+    for train, val in splits:
+        _assert_disjoint_cover([train, val], y.size)
+        assert train.size == round(0.3 * y.size)
+    assert not np.array_equal(splits[0][0], splits[1][0])
+    again = ev.stratified_shuffle_splits(y, 3, 0.3, random_state=1)
+    for (a, _), (b, _) in zip(splits, again, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+# ---------------------------------------------------------------- scoring every dimension
+
+
+@pytest.mark.parametrize(
+    ("classifier", "reference"),
+    [
+        ("1nn", lambda: KNeighborsClassifier(n_neighbors=1)),
+        (KNeighborsClassifier(n_neighbors=3), lambda: KNeighborsClassifier(n_neighbors=3)),
+        ("ncc", NearestCentroid),
+    ],
+)
+def test_score_dimensions_equals_refitting_on_leading_columns(embedding, classifier, reference):
+    Z_tr, y_tr, Z_te, y_te = embedding
+    table = ev.score_dimensions(Z_tr, y_tr, Z_te, y_te, [5, 1, 3, 8], classifier)
+    assert table["dim"].tolist() == [1, 3, 5, 8]
+    for d, score in zip(table["dim"], table["score"], strict=True):
+        expected = reference().fit(Z_tr[:, :d], y_tr).score(Z_te[:, :d], y_te)
+        assert score == expected
+
+
+def test_score_dimensions_defaults_and_errors(embedding):
+    Z_tr, y_tr, Z_te, y_te = embedding
+    assert ev.score_dimensions(Z_tr, y_tr, Z_te, y_te)["dim"].tolist() == list(range(1, 9))
+    with pytest.raises(
+        ValueError, match=r"fit the DR model once at n_components = max\(dims\) = 9"
+    ):
+        ev.score_dimensions(Z_tr, y_tr, Z_te, y_te, [2, 9])
+    bad = Z_te.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="Z_eval contains NaN"):
+        ev.score_dimensions(Z_tr, y_tr, bad, y_te, [1])
+
+
+def test_score_dimensions_with_a_map_scorer(embedding):
+    Z_tr, y_tr, Z_te, y_te = embedding
+    table = ev.score_dimensions(Z_tr, y_tr, Z_te, y_te, [2, 4], ev.ovr_svm_map)
+    for d, score in zip(table["dim"], table["score"], strict=True):
+        svm = OneVsRestClassifier(SVC(kernel="linear")).fit(Z_tr[:, :d], y_tr)
+        scores = svm.decision_function(Z_te[:, :d])
+        ref = np.mean([average_precision_score(y_te == c, scores[:, c]) for c in range(4)])
+        assert score == pytest.approx(ref)
+
+
+# ---------------------------------------------------------------- selection
+
+
+class CountingPCA(TransformerMixin, BaseEstimator):
+    """PCA that records every fit, its keyword arguments and the transform keywords."""
+
+    def __init__(self, n_components=6, whiten=False, log=None):
+        self.n_components = n_components
+        self.whiten = whiten
+        self.log = log
+
+    def fit(self, X, y=None, sample_weight=None):
+        self.log.append({"whiten": self.whiten, "n": len(X), "sample_weight": sample_weight})
+        self.pca_ = PCA(self.n_components, whiten=self.whiten, svd_solver="full").fit(X)
+        return self
+
+    def transform(self, X, scale=1.0):
+        return scale * self.pca_.transform(X)
+
+
+def test_dr_model_is_fit_once_per_grid_point(data):
+    X_tr, y_tr, X_va, y_va = data
+    log = []
+    sel = ev.select_hyperparameters(
+        lambda **p: CountingPCA(log=log, **p),
+        {"whiten": [False, True]},
+        X_tr,
+        y_tr,
+        X_va,
+        y_va,
+        dims=range(1, 7),
+        classifier="knn",
+        classifier_grid={"k": [1, 3, 5]},
+    )
+    assert [entry["whiten"] for entry in log] == [False, True]  # 2 fits, not 2 x 6 x 3
+    assert len(sel.table) == 2 * 3 * 6
+    assert list(sel.table.columns) == [
+        "grid_index",
+        "whiten",
+        "classifier_index",
+        "classifier__k",
+        "dim",
+        "score",
+    ]
+
+
+def test_selection_picks_what_an_explicit_loop_picks(data):
+    X_tr, y_tr, X_va, y_va = data
+    grid = {"with_std": [False, True], "whiten": [False, True]}
+
+    def make(with_std, whiten):
+        return make_pipeline(
+            StandardScaler(with_std=with_std), PCA(6, whiten=whiten, svd_solver="full")
+        )
+
+    sel = ev.select_hyperparameters(make, grid, X_tr, y_tr, X_va, y_va, [1, 2, 4, 6], "1nn")
+    # explicit loop: refit the DR model at each dimension d (PCA's leading columns are the
+    # smaller fits; 1-NN ignores the sign of a column) and keep the first strict improvement
+    best, best_key = -1.0, None
+    for params in [
+        {"with_std": False, "whiten": False},
+        {"with_std": False, "whiten": True},
+        {"with_std": True, "whiten": False},
+        {"with_std": True, "whiten": True},
+    ]:
+        for d in [1, 2, 4, 6]:
+            pipe = make_pipeline(
+                StandardScaler(with_std=params["with_std"]),
+                PCA(d, whiten=params["whiten"], svd_solver="full"),
+                KNeighborsClassifier(n_neighbors=1),
+            )
+            score = pipe.fit(X_tr, y_tr).score(X_va, y_va)
+            key = (-score, d)
+            if best_key is None or key < best_key:
+                best, best_key, best_params, best_dim = score, key, params, d
+    assert (sel.params, sel.dim, sel.score) == (best_params, best_dim, best)
+    assert sel.best["score"] == sel.table["score"].max()
+
+
+def test_ties_go_to_the_smallest_dim_then_grid_order(data):
+    X_tr, y_tr, X_va, y_va = data
+    values = {1: 0.5, 2: 0.9, 3: 0.9, 4: 0.7}
+
+    def scorer(Z_tr, y_tr, Z_ev, y_ev):
+        return values[Z_tr.shape[1]]  # the same for every grid point
+
+    sel = ev.select_hyperparameters(
+        lambda **p: CountingPCA(log=[], **p),
+        [{"whiten": True}, {"whiten": False}],  # explicit order: whiten=True first
+        X_tr,
+        y_tr,
+        X_va,
+        y_va,
+        [1, 2, 3, 4],
+        scorer,
+    )
+    assert sel.dim == 2 and sel.params == {"whiten": True} and sel.score == 0.9
+
+
+def test_classifier_grid_and_kwargs_reach_the_right_calls(data):
+    X_tr, y_tr, X_va, y_va = data
+    log = []
+    w = np.arange(len(X_tr), dtype=float)
+    sel = ev.select_hyperparameters(
+        lambda: CountingPCA(log=log),
+        None,
+        X_tr,
+        y_tr,
+        X_va,
+        y_va,
+        [3],
+        "knn",
+        classifier_grid={"k": [1, 7]},
+        fit_kwargs={"sample_weight": w},
+        transform_kwargs={"scale": 2.0},
+    )
+    assert log[0]["sample_weight"] is w
+    pca = PCA(6, svd_solver="full").fit(X_tr)
+    for k in (1, 7):
+        # transform keywords reach the evaluation data only (the training embedding comes
+        # from fit_transform)
+        knn = KNeighborsClassifier(k).fit(pca.transform(X_tr)[:, :3], y_tr)
+        expected = knn.score(2 * pca.transform(X_va)[:, :3], y_va)
+        assert sel.table.loc[sel.table["classifier__k"] == k, "score"].item() == expected
+    assert sel.classifier_params["k"] in (1, 7)
+
+
+def test_selection_rejects_too_few_columns(data):
+    X_tr, y_tr, X_va, y_va = data
+    with pytest.raises(ValueError, match="max\\(dims\\) = 7"):
+        ev.select_hyperparameters(
+            lambda: CountingPCA(log=[]), {}, X_tr, y_tr, X_va, y_va, [7], "1nn"
+        )
+
+
+def test_cv_selection_averages_the_folds_and_subsets_sample_kwargs(data):
+    X, y = np.vstack(data[::2]), np.concatenate(data[1::2])
+    splits = ev.stratified_shuffle_splits(y, 3, 0.3, random_state=0)
+    log = []
+    weights = np.arange(y.size, dtype=float)
+    sel = ev.select_hyperparameters_cv(
+        lambda **p: CountingPCA(log=log, **p),
+        {"whiten": [False, True]},
+        X,
+        y,
+        splits,
+        [1, 3, 5],
+        "1nn",
+        fit_kwargs={"sample_weight": weights},
+    )
+    assert len(log) == 3 * 2
+    for entry, (train, _) in zip(log[::2], splits, strict=True):
+        np.testing.assert_array_equal(entry["sample_weight"], weights[train])
+    manual = []
+    for train, val in splits:
+        one = ev.select_hyperparameters(
+            lambda **p: CountingPCA(log=[], **p),
+            {"whiten": [False, True]},
+            X[train],
+            y[train],
+            X[val],
+            y[val],
+            [1, 3, 5],
+            "1nn",
+        )
+        manual.append(one.table["score"].to_numpy())
+    np.testing.assert_allclose(sel.table["score"], np.mean(manual, axis=0))
+    np.testing.assert_allclose(sel.table["score_std"], np.std(manual, axis=0))
+    assert (sel.table["n_folds"] == 3).all() and len(sel.fold_table) == 3 * 2 * 3
+    assert sel.score == sel.table["score"].max()
+
+
+def test_min_error_over_dimensions_from_cross_validation(data):
+    X, y = np.vstack(data[::2]), np.concatenate(data[1::2])
+    folds = ev.stratified_kfold(y, 4, random_state=0)
+    scores = ev.cross_validate_dimensions(
+        lambda: PCA(5, svd_solver="full"), X, y, folds, None, "ncc"
+    )
+    assert len(scores) == 4 * 5
+    opt = ev.min_error_over_dimensions(scores)
+    errors = np.zeros(5)
+    for train, test in folds:
+        pca = PCA(5, svd_solver="full").fit(X[train])
+        for d in range(1, 6):
+            pred = ev.make_classifier("ncc").fit(pca.transform(X[train])[:, :d], y[train])
+            errors[d - 1] += 1 - accuracy_score(
+                y[test], pred.predict(pca.transform(X[test])[:, :d])
+            )
+    errors /= 4
+    assert opt.dim == int(np.argmin(errors)) + 1
+    assert opt.error == pytest.approx(errors.min())
+    np.testing.assert_allclose(opt.curve["error"], errors)
+
+
+def test_min_error_over_dimensions_ties_and_lists():
+    a = pd.DataFrame({"dim": [1, 2, 3], "score": [0.6, 0.8, 0.8]})
+    b = pd.DataFrame({"dim": [1, 2, 3], "score": [0.6, 0.7, 0.7]})
+    opt = ev.min_error_over_dimensions([a, b])
+    assert opt.dim == 2 and opt.error == pytest.approx(0.25) and opt.std == pytest.approx(0.05)
+    with pytest.raises(ValueError, match="same number of folds"):
+        ev.min_error_over_dimensions(pd.concat([a, b.iloc[:2]]))
