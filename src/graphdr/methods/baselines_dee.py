@@ -1,0 +1,345 @@
+"""Spectral baselines of the DEE paper (paper 003): DCV and MMPA.
+
+* :class:`DCV` — discriminative common vectors (Cevikalp et al. 2005): remove the within-class
+  scatter range, then PCA of the resulting per-class common vectors (at most C-1 directions).
+* :class:`MMPA` — min-max projection analysis, *reconstructed*: the reference was not found;
+  paper 003 (sec. 2.3 and 4.4) describes a labelled, MFA-style patch-alignment criterion with two
+  heat-kernel widths. See the class docstring and docs/dee.md for what is assumed.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from graphdr._validation import check_n_classes, check_n_components
+from graphdr.solvers import eigh_generalized, flip_signs
+
+__all__ = ["DCV", "MMPA", "common_vectors", "min_max_patch_weights"]
+
+
+class _LinearSpectral(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """``transform = (X - mean_) @ components_.T`` and the supervised tags."""
+
+    def transform(self, X):
+        """Project ``X``: ``(X - mean_) @ components_.T``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return (X - self.mean_) @ self.components_.T
+
+    @property
+    def _n_features_out(self):
+        """Output columns, for ``get_feature_names_out`` / ``set_output``."""
+        return self.components_.shape[0]
+
+    def _validate_xy(self, X, y, method):
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        codes = codes.ravel()
+        check_n_classes(codes, method=method)
+        return X, codes
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+
+def _class_means(X: np.ndarray, codes: np.ndarray, n_classes: int) -> np.ndarray:
+    counts = np.bincount(codes, minlength=n_classes).astype(float)
+    means = np.zeros((n_classes, X.shape[1]))
+    np.add.at(means, codes, X)
+    return means / counts[:, None]
+
+
+# --------------------------------------------------------------------------------------------
+# DCV
+# --------------------------------------------------------------------------------------------
+
+
+def common_vectors(Xc, codes, n_classes, n_needed, tol):
+    """Per-class common vectors: the class means projected onto the null space of ``S_w``.
+
+    ``S_w = sum_i (x_i - m_{c_i})(x_i - m_{c_i})^T``. Every sample of class c projects onto
+    ``null(S_w)`` at the same point (its deviation from ``m_c`` lies in ``range(S_w)``), so the
+    class mean represents it. ``range(S_w)`` = right singular vectors of the within-class-centred
+    data with ``s > tol * s_max``.
+
+    When ``null(S_w)`` has fewer than ``n_needed`` dimensions (n_features <= n_samples -
+    n_classes, so ``S_w`` is usually nonsingular) the ``n_needed`` eigenvectors of ``S_w`` with
+    the smallest eigenvalues stand in for it and a warning says so; classes then map to tight
+    clusters rather than single points. Returns ``(common (C, D), exact: bool)``.
+    """
+    means = _class_means(Xc, codes, n_classes)
+    Xw = Xc - means[codes]
+    n, D = Xw.shape
+    if D > n:  # thin SVD: the range has at most n - C dimensions, the null space the rest
+        _, s, Vt = scipy.linalg.svd(Xw, full_matrices=False)
+        Q = Vt[s > tol * s[0]] if s.size and s[0] > 0 else Vt[:0]
+        return means - (means @ Q.T) @ Q, True
+    evals, V = scipy.linalg.eigh(Xw.T @ Xw)  # ascending
+    null = evals <= (tol**2) * max(evals[-1], 0.0)
+    exact = int(null.sum()) >= n_needed
+    if not exact:
+        null = np.arange(D) < n_needed
+        warnings.warn(
+            f"DCV: the within-class scatter has a null space of dimension "
+            f"{int((evals <= (tol**2) * max(evals[-1], 0.0)).sum())} < {n_needed} "
+            f"(n_features = {D} <= n_samples - n_classes = {n - n_classes}); using its "
+            f"{n_needed} smallest-eigenvalue directions instead, so classes do not collapse "
+            "to single points.",
+            UserWarning,
+            stacklevel=3,
+        )
+    N0 = V[:, null]
+    return (means @ N0) @ N0.T, exact
+
+
+class DCV(_LinearSpectral):
+    """Discriminative common vectors (Cevikalp, Neamtu, Wilkes & Barkana 2005).
+
+    Project the data onto the null space of the within-class scatter ``S_w``: every training
+    sample of a class lands on one *common vector*. The projection directions are the principal
+    axes of the (centred) common vectors, at most C-1 of them. All training samples of a class
+    therefore map to one point. Needs ``n_features > n_samples - n_classes`` for a non-trivial
+    null space (the small-sample-size case DCV was designed for); otherwise the smallest-scatter
+    directions stand in, with a warning.
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        At most ``n_classes - 1`` (None: that bound, or ``n_features`` if smaller).
+    tol : float, default=1e-8
+        Relative singular-value threshold defining the range of ``S_w``.
+
+    Attributes
+    ----------
+    components_ : (n_components, n_features), orthonormal rows (sign rule applied).
+    mean_ : (n_features,). explained_variance_ : (n_components,) variance of the common vectors
+    along each direction. classes_ : labels. exact_null_space_ : bool.
+    """
+
+    def __init__(self, n_components=None, *, tol=1e-8):
+        self.n_components = n_components
+        self.tol = tol
+
+    def fit(self, X, y):
+        """Fit on labelled data ``X`` (N x D), ``y`` (N,)."""
+        if not (isinstance(self.tol, numbers.Real) and 0 <= self.tol < 1):
+            raise ValueError(f"tol must be a number in [0, 1), got {self.tol!r}.")
+        X, codes = self._validate_xy(X, y, "DCV")
+        n_classes = self.classes_.size
+        d = self._resolve(n_classes, X.shape[1])
+        self.mean_ = X.mean(axis=0)
+        common, self.exact_null_space_ = common_vectors(
+            X - self.mean_, codes, n_classes, d, self.tol
+        )
+        Cc = common - common.mean(axis=0)
+        _, s, Vt = scipy.linalg.svd(Cc, full_matrices=False)
+        self.components_ = np.ascontiguousarray(flip_signs(Vt[:d].T.copy()).T)
+        self.explained_variance_ = s[:d] ** 2 / n_classes
+        self.n_components_ = d
+        return self
+
+    def _resolve(self, n_classes, n_features):
+        bound, name = n_classes - 1, "n_classes - 1"
+        if n_features < bound:
+            bound, name = n_features, "n_features"
+        return check_n_components(
+            self.n_components,
+            bound,
+            bound_name=name,
+            reason="DCV has at most C-1 discriminant directions (the common vectors of C classes "
+            "span at most C-1 dimensions) and no more than one per feature",
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# MMPA (reconstructed)
+# --------------------------------------------------------------------------------------------
+
+
+def _heat(d2: np.ndarray, t: float) -> np.ndarray:
+    return np.exp(d2 / (-2.0 * t**2))
+
+
+def min_max_patch_weights(D2, codes, n_within, n_between, t_within, t_between):
+    """Within- and between-class patch weights of MMPA (reconstructed, see :class:`MMPA`).
+
+    Patch of sample i: its ``n_within`` *farthest* same-class samples (all of them when None)
+    and its ``n_between`` *nearest* other-class samples, weighted by heat kernels
+    ``exp(-d^2 / (2 t^2))``. Patches are aligned by summation (``W = A + A^T``). Returns
+    ``(W_within, W_between)`` dense N x N.
+    """
+    n = codes.size
+    same = codes[:, None] == codes[None, :]
+    np.fill_diagonal(same, False)
+    other = codes[:, None] != codes[None, :]
+    Aw = np.zeros_like(D2)
+    Ab = np.zeros_like(D2)
+    rows = np.arange(n)[:, None]
+    if n_within is None:
+        Aw[same] = _heat(D2[same], t_within)
+    else:  # the k farthest same-class samples: descending distance, others pushed to the end
+        k = min(int(n_within), int(same.sum(axis=1).max(initial=0)))
+        if k > 0:
+            order = np.argsort(np.where(same, -D2, np.inf), axis=1, kind="stable")[:, :k]
+            keep = same[rows, order]
+            Aw[rows, order] = np.where(keep, _heat(D2[rows, order], t_within), 0.0)
+    k = min(int(n_between), int(other.sum(axis=1).max(initial=0)))
+    if k > 0:
+        order = np.argsort(np.where(other, D2, np.inf), axis=1, kind="stable")[:, :k]
+        keep = other[rows, order]
+        Ab[rows, order] = np.where(keep, _heat(D2[rows, order], t_between), 0.0)
+    return Aw + Aw.T, Ab + Ab.T
+
+
+def _laplacian_quadratic(Z: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """``Z^T (D - W) Z`` (exactly symmetric)."""
+    S = (Z * W.sum(axis=1)[:, None]).T @ Z - Z.T @ (W @ Z)
+    return (S + S.T) * 0.5
+
+
+class MMPA(_LinearSpectral):
+    """Min-max projection analysis — RECONSTRUCTED from paper 003's description.
+
+    The original reference was not found. Paper 003 (sec. 2.3) describes MMPA as a labelled
+    patch-alignment method with marginal Fisher analysis' property: pull together the far-apart
+    within-class neighbours, push away the nearest neighbours of other classes, solved as one
+    generalised eigenproblem; sec. 4.4 sets its two heat-kernel widths to the mean intra- and
+    inter-class distances. Implemented as:
+
+    * patch of sample i: its ``n_within`` farthest same-class samples (the "max" side; all
+      same-class samples by default) and its ``n_between`` nearest other-class samples (the
+      "min" side), heat weights ``exp(-d^2 / (2 t^2))``; patches summed (whole alignment);
+    * directions maximising ``tr(A^T S_b A)`` subject to ``A^T S_w A = I``, with
+      ``S_w = X^T L_w X``, ``S_b = X^T L_b X``; ``S_w`` regularised by ``reg * tr(S_w)/r * I``
+      (:func:`graphdr.solvers.eigh_generalized`), solved in the span of the centred data;
+      directions normalised to unit length (sign rule applied).
+
+    Parameters
+    ----------
+    n_components : int or None, default=None
+        At most ``n_features`` (None: the rank of the centred training data).
+    n_within : int or None, default=None. n_between : int, default=10.
+    t_within, t_between : float or "auto", default="auto"
+        Heat-kernel widths; "auto" = mean intra-/inter-class Euclidean distance (paper 003).
+    reg : float, default=1e-4
+        Relative ridge of ``S_w``.
+
+    Attributes
+    ----------
+    components_ : (n_components, n_features). mean_. eigenvalues_ : the ratios, descending.
+    t_within_, t_between_ : widths used. classes_.
+    """
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        n_within=None,
+        n_between=10,
+        t_within="auto",
+        t_between="auto",
+        reg=1e-4,
+    ):
+        self.n_components = n_components
+        self.n_within = n_within
+        self.n_between = n_between
+        self.t_within = t_within
+        self.t_between = t_between
+        self.reg = reg
+
+    def fit(self, X, y):
+        """Fit on labelled data ``X`` (N x D), ``y`` (N,)."""
+        self._check_params()
+        X, codes = self._validate_xy(X, y, "MMPA")
+        check_n_components(
+            self.n_components,
+            X.shape[1],
+            bound_name="n_features",
+            reason="MMPA is a linear projection, with at most one direction per feature",
+        )
+        self.mean_ = X.mean(axis=0)
+        Z, basis = _data_span(X - self.mean_)
+        d = self._n_components(Z.shape[1])
+        Ww, Wb = self._patches(Z, codes)
+        S_w, S_b = _laplacian_quadratic(Z, Ww), _laplacian_quadratic(Z, Wb)
+        self.eigenvalues_, V = eigh_generalized(S_b, S_w, d, largest=True, reg=self.reg)
+        A = basis @ V
+        A /= np.linalg.norm(A, axis=0)
+        self.components_ = np.ascontiguousarray(flip_signs(A).T)
+        self.n_components_ = d
+        return self
+
+    def _check_params(self):
+        for name in ("t_within", "t_between"):
+            value = getattr(self, name)
+            if not (value == "auto" if isinstance(value, str) else _positive(value)):
+                raise ValueError(f"{name} must be a positive number or 'auto', got {value!r}.")
+        if self.n_within is not None and not _positive_int(self.n_within):
+            raise ValueError(f"n_within must be a positive integer or None, got {self.n_within!r}.")
+        if not _positive_int(self.n_between):
+            raise ValueError(f"n_between must be a positive integer, got {self.n_between!r}.")
+        if not _positive(self.reg):
+            raise ValueError(f"reg must be a positive number, got {self.reg!r}.")
+
+    def _n_components(self, rank):
+        if self.n_components is None:
+            return rank
+        if self.n_components > rank:
+            raise ValueError(
+                f"n_components={self.n_components} is larger than the rank of the centred "
+                f"training data = {rank}: MMPA's directions live in the span of the data."
+            )
+        return int(self.n_components)
+
+    def _patches(self, Z, codes):
+        D2 = _squared_distances(Z)
+        same = codes[:, None] == codes[None, :]
+        np.fill_diagonal(same, False)
+        self.t_within_ = _auto_width(D2, same) if self.t_within == "auto" else self.t_within
+        other = codes[:, None] != codes[None, :]
+        self.t_between_ = _auto_width(D2, other) if self.t_between == "auto" else self.t_between
+        return min_max_patch_weights(
+            D2, codes, self.n_within, self.n_between, self.t_within_, self.t_between_
+        )
+
+
+def _positive(v) -> bool:
+    return isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v) and v > 0
+
+
+def _positive_int(v) -> bool:
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1
+
+
+def _squared_distances(Z: np.ndarray) -> np.ndarray:
+    sq = np.einsum("ij,ij->i", Z, Z)
+    D2 = sq[:, None] + sq[None, :] - 2.0 * (Z @ Z.T)
+    np.maximum(D2, 0.0, out=D2)
+    np.fill_diagonal(D2, 0.0)
+    return D2
+
+
+def _auto_width(D2: np.ndarray, mask: np.ndarray) -> float:
+    """Mean Euclidean distance over the masked pairs (1 when none is positive)."""
+    d = np.sqrt(D2[mask])
+    d = d[d > 0]
+    return float(d.mean()) if d.size else 1.0
+
+
+def _data_span(Xc: np.ndarray, tol: float = 1e-10):
+    """``Xc = Z basis^T`` with ``basis`` orthonormal (D x r): thin SVD, ``s^2 > tol s_max^2``."""
+    U, s, Vt = scipy.linalg.svd(Xc, full_matrices=False)
+    keep = s**2 > tol * (s[0] ** 2 if s.size else 0.0)
+    if not keep.any():
+        raise ValueError("All training samples are identical: there is no direction to embed.")
+    return U[:, keep] * s[keep], Vt[keep].T

@@ -1,0 +1,264 @@
+"""Line-search optimisers for smooth embedding objectives (DEE, EE, DSNE).
+
+The optimiser knows nothing about embeddings: it takes an ``objective(x) -> (error, grad)``
+callable over an array ``x`` of any shape and a search *direction* object, and owns the loop
+(history, progress bar, callbacks, stopping rule). One evaluation of the objective is the
+estimator's business (numba + BLAS).
+
+Directions (all used with the same backtracking line search and stopping rule):
+
+* :class:`GradientDescent` — ``p = -g``.
+* :class:`ConjugateGradient` — nonlinear CG, Polak-Ribiere+ ``beta = max(0, g'(g - g_old) / g_old'g_old)``,
+  restarted with ``-g`` whenever ``p`` is not a descent direction.
+* :class:`Preconditioned` — ``p = -B^{-1} g`` for a constant symmetric positive-definite ``B``
+  (one Cholesky factorisation at construction, two triangular solves per iteration). With
+  ``B = 4 X^T L+ X + mu I`` this is the Laplacian direction (LD) of DEE, with ``B = 4 X^T D+ X``
+  the fixed-point direction (FP) of elastic embedding; for a (D, d) iterate ``B`` acts on each
+  column (``B`` kron ``I_d``).
+
+Line search: backtracking with the Armijo condition ``E(x + a p) <= E(x) + c a g'p``, ``a <- rho a``
+(``rho = 0.8``, ``c = 0.1`` as in the elastic-embedding code), starting from the previously
+accepted step. A step accepted at its first trial lets the next search start from ``a / rho``
+(capped by ``max_step``), so an early short step does not freeze the step length for good.
+
+Stopping rule: ``|E_k - E_{k-1}| <= tol * max(|E_{k-1}|, tiny)`` (relative change), or
+``max_iter`` iterations, or a failed line search, or a callback returning ``True``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg
+
+__all__ = [
+    "ConjugateGradient",
+    "GradientDescent",
+    "OptimizeResult",
+    "Preconditioned",
+    "backtracking_line_search",
+    "make_direction",
+    "minimize",
+]
+
+_TINY = 1e-300
+_MAX_BACKTRACKS = 500
+
+
+class GradientDescent:
+    """Steepest descent ``p = -g``."""
+
+    name = "gd"
+
+    def reset(self) -> None:
+        """Forget any state (none for steepest descent)."""
+
+    def __call__(self, g: np.ndarray) -> np.ndarray:
+        return -g
+
+
+class ConjugateGradient:
+    """Nonlinear conjugate gradients, Polak-Ribiere+ with restart.
+
+    ``beta = max(0, g_k'(g_k - g_{k-1}) / g_{k-1}'g_{k-1})``, ``p_k = -g_k + beta p_{k-1}``;
+    when ``g_k'p_k >= 0`` (not a descent direction) the direction restarts at ``-g_k``.
+    """
+
+    name = "cg"
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the previous gradient and direction (next call is a steepest-descent step)."""
+        self._g_old = None
+        self._p_old = None
+
+    def __call__(self, g: np.ndarray) -> np.ndarray:
+        if self._g_old is None:
+            p = -g
+        else:
+            gg_old = float(np.vdot(self._g_old, self._g_old))
+            beta = max(0.0, float(np.vdot(g, g - self._g_old)) / gg_old) if gg_old > 0 else 0.0
+            p = -g + beta * self._p_old
+            if float(np.vdot(g, p)) >= 0.0:
+                p = -g
+        self._g_old, self._p_old = g.copy(), p.copy()
+        return p
+
+
+class Preconditioned:
+    """``p = -B^{-1} g`` for a constant symmetric positive-definite ``B`` (Cholesky once).
+
+    Parameters
+    ----------
+    B : (n, n) array, symmetric positive definite (add a ridge before passing it).
+    name : label stored in the history ("ld", "fp", ...).
+    """
+
+    def __init__(self, B: np.ndarray, name: str = "preconditioned") -> None:
+        self.name = name
+        try:
+            self._factor = scipy.linalg.cho_factor(B, lower=True, check_finite=True)
+        except np.linalg.LinAlgError as exc:
+            raise ValueError(
+                f"The {name} matrix B is not positive definite ({exc}); increase the ridge `mu`."
+            ) from exc
+
+    def reset(self) -> None:
+        """Forget any state (the factorisation is constant)."""
+
+    def __call__(self, g: np.ndarray) -> np.ndarray:
+        shape = g.shape
+        g2 = g.reshape(self._factor[0].shape[0], -1)
+        return -scipy.linalg.cho_solve(self._factor, g2, check_finite=False).reshape(shape)
+
+
+def make_direction(name: str, B: np.ndarray | None = None):
+    """Direction object for ``name`` in {"gd", "cg"} or a preconditioned one given ``B``."""
+    if name == "gd":
+        return GradientDescent()
+    if name == "cg":
+        return ConjugateGradient()
+    if B is None:
+        raise ValueError(f"direction {name!r} needs a matrix B.")
+    return Preconditioned(B, name=name)
+
+
+@dataclass
+class OptimizeResult:
+    """Outcome of :func:`minimize`.
+
+    ``history`` holds one entry per iteration, index 0 being the starting point: ``objective``
+    (E after the iteration), ``step`` (accepted step length, 0 at index 0), ``time`` (wall-clock
+    seconds spent in that iteration; index 0 is the first evaluation) and ``n_evals`` (objective
+    evaluations in that iteration).
+    """
+
+    x: np.ndarray
+    fun: float
+    grad: np.ndarray
+    n_iter: int
+    converged: bool
+    message: str
+    history: dict = field(default_factory=dict)
+
+
+def backtracking_line_search(objective, x, fx, gx, p, step, *, rho=0.8, c=0.1):
+    """Largest ``a = step * rho^k`` with ``E(x + a p) <= E(x) + c a g'p`` (Armijo).
+
+    Returns ``(a, x_new, f_new, g_new, n_evals)``; ``a = 0`` (and the old point) when ``p`` is
+    not a descent direction or the trial move ``a ||p||`` falls below rounding level of ``x``.
+    """
+    slope = float(np.vdot(gx, p))
+    n_evals = 0
+    if not slope < 0.0:
+        return 0.0, x, fx, gx, n_evals
+    floor = 1e-15 * max(float(np.linalg.norm(x)), _TINY) / max(float(np.linalg.norm(p)), _TINY)
+    a = step
+    while a > floor and n_evals < _MAX_BACKTRACKS:
+        x_new = x + a * p
+        f_new, g_new = objective(x_new)
+        n_evals += 1
+        if np.isfinite(f_new) and f_new <= fx + c * a * slope:
+            return a, x_new, f_new, g_new, n_evals
+        a *= rho
+    return 0.0, x, fx, gx, n_evals
+
+
+def _relative_change(f_old: float, f_new: float) -> float:
+    return abs(f_old - f_new) / max(abs(f_old), _TINY)
+
+
+def minimize(
+    objective,
+    x0,
+    direction,
+    *,
+    max_iter=1000,
+    tol=1e-5,
+    rho=0.8,
+    c=0.1,
+    step0=None,
+    max_step=np.inf,
+    callback=None,
+    verbose=False,
+    desc="optimise",
+) -> OptimizeResult:
+    """Minimise ``objective`` from ``x0`` along ``direction`` with a backtracking line search.
+
+    Parameters
+    ----------
+    objective : callable ``x -> (E, grad)`` (``grad`` has the shape of ``x``).
+    x0 : starting point (any shape; copied).
+    direction : object with ``__call__(g) -> p`` and ``reset()`` (see module docstring).
+    max_iter, tol : stopping rule (iterations; relative change of E).
+    rho, c : backtracking factor and Armijo constant.
+    step0 : first trial step (``None``: ``||x0|| / ||p0||``, a move as large as the iterate
+        itself, scale-free for gradient directions); later searches start from the previous
+        accepted step.
+    max_step : cap on the trial step (``1`` suits preconditioned directions whose natural step is 1).
+    callback : optional ``callback(iteration, x, E, grad) -> bool``; ``True`` stops cleanly.
+    verbose : show a tqdm progress bar.
+    """
+    t0 = time.perf_counter()
+    x = np.array(x0, dtype=float, copy=True)
+    fx, gx = objective(x)
+    direction.reset()
+    hist = {"objective": [float(fx)], "step": [0.0], "time": [time.perf_counter() - t0]}
+    hist["n_evals"] = [1]
+    step, converged, message, it = step0, False, "max_iter reached", 0
+    bar = _progress(max_iter, desc) if verbose else None
+    try:
+        for it in range(1, max_iter + 1):
+            t_it = time.perf_counter()
+            p = direction(gx)
+            if step is None:
+                step = _initial_step(x, p, max_step)
+            a, x_new, f_new, g_new, n_ev = backtracking_line_search(
+                objective, x, fx, gx, p, step, rho=rho, c=c
+            )
+            if a == 0.0:
+                it -= 1
+                converged = not np.any(gx)
+                message = "line search found no decrease (stationary point or rounding floor)"
+                break
+            change = _relative_change(fx, f_new)
+            x, fx, gx = x_new, f_new, g_new
+            step = min(a / rho, max_step) if n_ev == 1 else a
+            _append(hist, fx, a, time.perf_counter() - t_it, n_ev)
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(E=f"{fx:.6g}", step=f"{a:.3g}", refresh=False)
+            if change <= tol:
+                converged, message = True, f"relative change of E below tol={tol:g}"
+                break
+            if callback is not None and callback(it, x, fx, gx):
+                message = "stopped by callback"
+                break
+    finally:
+        if bar is not None:
+            bar.close()
+    history = {k: np.asarray(v) for k, v in hist.items()}
+    return OptimizeResult(x, float(fx), gx, it, converged, message, history)
+
+
+def _initial_step(x, p, max_step) -> float:
+    nx, np_ = float(np.linalg.norm(x)), float(np.linalg.norm(p))
+    step = nx / np_ if nx > 0 and np_ > 0 else 1.0
+    return min(step, max_step)
+
+
+def _append(hist: dict, f: float, a: float, t: float, n_ev: int) -> None:
+    hist["objective"].append(float(f))
+    hist["step"].append(float(a))
+    hist["time"].append(float(t))
+    hist["n_evals"].append(int(n_ev))
+
+
+def _progress(total: int, desc: str):
+    from tqdm.auto import tqdm  # imported lazily: only verbose runs pay for it
+
+    return tqdm(total=total, desc=desc, leave=False)

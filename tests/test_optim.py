@@ -1,0 +1,138 @@
+"""graphdr.optim: directions, the shared line search, the stopping rule, the history."""
+
+import numpy as np
+import pytest
+
+from graphdr.optim import (
+    ConjugateGradient,
+    GradientDescent,
+    Preconditioned,
+    backtracking_line_search,
+    make_direction,
+    minimize,
+)
+
+
+def _quadratic(seed=0, n=6, cond=50.0):
+    """E(x) = 1/2 x'Hx - b'x with a known minimiser H^-1 b (x may be a matrix: columnwise)."""
+    rng = np.random.default_rng(seed)
+    Q, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    H = Q @ np.diag(np.geomspace(1.0, cond, n)) @ Q.T
+    b = rng.standard_normal((n, 2))
+
+    def objective(x):
+        Hx = H @ x
+        return float(0.5 * np.vdot(x, Hx) - np.vdot(b, x)), Hx - b
+
+    return objective, H, np.linalg.solve(H, b)
+
+
+def _rosenbrock(x):
+    a, b = x[0], x[1]
+    f = (1 - a) ** 2 + 100 * (b - a * a) ** 2
+    g = np.array([-2 * (1 - a) - 400 * a * (b - a * a), 200 * (b - a * a)])
+    return float(f), g
+
+
+@pytest.mark.parametrize("name", ["gd", "cg", "newton"])
+def test_every_direction_reaches_the_quadratic_minimiser(name):
+    objective, H, x_star = _quadratic()
+    direction = make_direction("ld", H) if name == "newton" else make_direction(name)
+    res = minimize(objective, np.zeros_like(x_star), direction, max_iter=5000, tol=1e-14)
+    np.testing.assert_allclose(res.x, x_star, rtol=1e-5, atol=1e-6)
+    assert np.all(np.diff(res.history["objective"]) <= 0)
+
+
+def test_exact_hessian_preconditioner_is_newton_one_step():
+    objective, H, x_star = _quadratic()
+    res = minimize(
+        objective, np.ones_like(x_star), Preconditioned(H, "newton"), step0=1.0, max_iter=3, tol=0.0
+    )
+    np.testing.assert_allclose(res.history["step"][1], 1.0)
+    np.testing.assert_allclose(res.x, x_star, atol=1e-10)
+
+
+def test_preconditioned_direction_solves_B_and_descends():
+    _, H, _ = _quadratic(seed=1)
+    g = np.random.default_rng(2).standard_normal((H.shape[0], 3))
+    p = Preconditioned(H)(g)
+    np.testing.assert_allclose(H @ p, -g, atol=1e-10)
+    assert np.vdot(g, p) < 0
+
+
+def test_preconditioned_rejects_indefinite_B():
+    with pytest.raises(ValueError, match="not positive definite"):
+        Preconditioned(-np.eye(3), "ld")
+
+
+def test_armijo_condition_holds_at_accepted_step():
+    objective, _, x_star = _quadratic(seed=3)
+    x = np.full_like(x_star, 2.0)
+    fx, gx = objective(x)
+    a, x_new, f_new, _, n_ev = backtracking_line_search(objective, x, fx, gx, -gx, 10.0)
+    assert 0 < a < 10.0 and n_ev >= 2
+    assert f_new <= fx + 0.1 * a * np.vdot(gx, -gx)
+    # the step before (a / rho) violated it
+    f_prev, _ = objective(x - (a / 0.8) * gx)
+    assert f_prev > fx + 0.1 * (a / 0.8) * np.vdot(gx, -gx)
+
+
+def test_line_search_refuses_an_ascent_direction():
+    objective, _, x_star = _quadratic()
+    x = np.ones_like(x_star)
+    fx, gx = objective(x)
+    a, x_new, *_ = backtracking_line_search(objective, x, fx, gx, gx, 1.0)
+    assert a == 0.0 and x_new is x
+
+
+def test_cg_polak_ribiere_plus_and_restart():
+    cg = ConjugateGradient()
+    np.testing.assert_array_equal(cg(np.array([1.0, 0.0])), [-1.0, 0.0])
+    # beta = g1'(g1 - g0) / g0'g0 = 0.75: p = -g1 + 0.75 p0, a descent direction, kept
+    np.testing.assert_allclose(cg(np.array([0.5, 1.0])), [-1.25, -1.0])
+    cg.reset()
+    cg(np.array([1.0, 0.0]))
+    # beta = 31: p = [-26, -1] has g'p > 0 -> restart with -g
+    np.testing.assert_array_equal(cg(np.array([-5.0, 1.0])), [5.0, -1.0])
+    cg.reset()
+    cg(np.array([1.0, 0.0]))
+    # beta = max(0, negative) = 0: plain steepest descent
+    np.testing.assert_array_equal(cg(np.array([0.2, 0.0])), [-0.2, 0.0])
+
+
+def test_history_and_stopping_rule():
+    res = minimize(_rosenbrock, np.array([-1.2, 1.0]), GradientDescent(), max_iter=50, tol=0.0)
+    h = res.history
+    assert res.n_iter == 50 and not res.converged and res.message == "max_iter reached"
+    assert all(len(v) == res.n_iter + 1 for v in h.values())
+    assert h["step"][0] == 0 and np.all(h["step"][1:] > 0) and np.all(h["time"] >= 0)
+    assert np.all(np.diff(h["objective"]) <= 0)
+    assert h["objective"][-1] == res.fun
+    res = minimize(
+        _rosenbrock, np.array([-1.2, 1.0]), ConjugateGradient(), max_iter=10000, tol=1e-3
+    )
+    assert res.converged and "tol" in res.message
+    rel = abs(res.history["objective"][-2] - res.fun) / res.history["objective"][-2]
+    assert rel <= 1e-3
+
+
+def test_callback_stops_cleanly():
+    seen = []
+
+    def callback(it, x, f, g):
+        seen.append(it)
+        return it == 3
+
+    res = minimize(_rosenbrock, np.array([-1.2, 1.0]), ConjugateGradient(), callback=callback)
+    assert seen == [1, 2, 3] and res.n_iter == 3 and res.message == "stopped by callback"
+
+
+def test_verbose_progress_bar_runs(capsys):
+    objective, _, x_star = _quadratic()
+    res = minimize(objective, np.zeros_like(x_star), GradientDescent(), max_iter=5, verbose=True)
+    assert res.n_iter == 5
+
+
+def test_make_direction_needs_B_for_preconditioned():
+    with pytest.raises(ValueError, match="needs a matrix B"):
+        make_direction("ld")
