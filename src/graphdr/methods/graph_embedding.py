@@ -1,0 +1,729 @@
+"""Graph embedding (Yan et al. 2007): linear and kernel estimators, and the named methods.
+
+Linear GE (``y = X w``) minimises ``w^T X^T L X w`` subject to ``w^T X^T B X w = 1`` (a penalty
+graph B) or ``w^T w = 1`` (scale normalisation); PCA's graph keeps the largest ratios instead.
+
+Both estimators solve the same finite-dimensional problem. The centred training data are first
+written in an orthonormal basis of their span, ``Z`` (N x r):
+
+* linear: an orthonormal basis ``V_r`` of the row space of ``X - mean`` (from the smaller Gram
+  matrix), ``Z = (X - mean) V_r``, directions ``v = V_r w``;
+* kernel: the eigendecomposition of the centred kernel ``K_c = U S U^T``, ``Z = U_r S_r^{1/2}`` (an
+  exact feature map of the training set), dual coefficients ``alpha = U_r S_r^{-1/2} w``.
+
+Every scatter ``X^T A X`` vanishes outside that span, so nothing is lost, the eigenproblems are
+r x r and well posed, a linear kernel gives back linear GE, and PCA on ``Z`` is KernelPCA. The
+eigenvalues of ``Z^T Z`` below ``tol * max`` are treated as zero.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from graphdr._validation import check_n_classes, check_n_components
+from graphdr.graphs import GraphBuilder, GraphPair, LPPGraph, kernel_sq_distances, make_graph
+from graphdr.kernels import center_kernel_test, center_kernel_train, pairwise_kernel
+from graphdr.solvers import eigh_generalized, flip_signs, numerical_rank
+
+__all__ = [
+    "GraphEmbedding",
+    "KernelGraphEmbedding",
+    "PCA_GE",
+    "LDA_GE",
+    "MFA_GE",
+    "LPP_GE",
+    "KPCA_GE",
+    "KDA_GE",
+    "KMFA_GE",
+    "KLPP_GE",
+]
+
+#: relative ridge on the denominator scatter (see :func:`solve_graph_embedding`): a numerical
+#: safeguard that keeps LDA_GE within 3e-8 rad of scikit-learn's unregularised LDA
+DEFAULT_REG = 1e-8
+#: kernel estimators: their null-space directions (kernel DA/MFA/LPP always have some) are
+#: reproducible to ~1e-10 with 1e-6, to only ~3e-8 with 1e-8 (measured under 1e-15 kernel noise)
+DEFAULT_KERNEL_REG = 1e-6
+#: relative eigenvalue threshold of ``Xc^T Xc`` defining the span of the centred data; the
+#: out-of-sample error it allows is ~ eps_mach / sqrt(tol) ~ 1e-11 (relative)
+DEFAULT_TOL = 1e-10
+#: the same threshold on the centred kernel: a test point enters through k(x), a squared
+#: quantity, so a direction of eigenvalue s amplifies rounding by ~1/s; 1e-6 keeps the
+#: out-of-sample error near 1e-10 instead of 1e-6 (measured: pickling KMFA_GE changed
+#: transforms by up to 2e-6 relative at 1e-10, through BLAS rounding alone)
+DEFAULT_KERNEL_TOL = 1e-6
+_SOLVERS = ("regularized", "range")
+
+
+# --------------------------------------------------------------------------------------------
+# The maths, as plain functions
+# --------------------------------------------------------------------------------------------
+
+
+def data_span(Xc: np.ndarray, tol: float = DEFAULT_TOL) -> tuple[np.ndarray, np.ndarray]:
+    """Coordinates of centred data in an orthonormal basis of their row space.
+
+    Eigendecomposition of the smaller Gram matrix (one GEMM and a min(N, D)^2 eigh; much faster
+    than an SVD of the N x D matrix): ``Xc^T Xc = V S^2 V^T`` when N >= D, else
+    ``Xc Xc^T = U S^2 U^T`` and ``V`` = the orthonormalised (QR) ``Xc^T U_r``. Keeps
+    ``S_k^2 > tol * S_1^2``. Returns ``Z = Xc V_r`` (N x r) and ``basis = V_r`` (D x r); GE is
+    invariant to the choice of orthonormal basis.
+    """
+    n, d = Xc.shape
+    tall = n >= d
+    s2, E = scipy.linalg.eigh(Xc.T @ Xc if tall else Xc @ Xc.T, check_finite=False)
+    s2, E = s2[::-1], E[:, ::-1]
+    top = s2[0] if s2.size else 0.0
+    r = int(np.count_nonzero(s2 > tol * top)) if top > 0 else 0
+    if r == 0:
+        raise ValueError(
+            "The centred training data have rank 0 (all training samples are identical): "
+            "there is no direction to embed."
+        )
+    if tall:
+        basis = np.ascontiguousarray(E[:, :r])
+    else:  # Xc^T U_r S_r^{-1} is orthonormal only up to ~eps * S_1^2 / S_r^2: re-orthonormalise
+        basis = np.ascontiguousarray(scipy.linalg.qr(Xc.T @ E[:, :r], mode="economic")[0])
+    return Xc @ basis, basis
+
+
+def kernel_feature_map(Kc: np.ndarray, tol: float = DEFAULT_KERNEL_TOL):
+    """Exact finite feature map of a centred kernel matrix (overwrites ``Kc``).
+
+    ``Kc = U S U^T``, keep ``S_k > tol * S_1`` (descending). Returns ``(U_r, root)`` with
+    ``root = S_r^{1/2}``: the feature map is ``Phi = U_r diag(root)`` (``Phi Phi^T = Kc`` on the
+    kept part) and a direction ``w`` in Phi-coordinates has dual coefficients
+    ``alpha = U_r diag(1/root) w`` (``Kc alpha = Phi w``, ``alpha^T Kc alpha = w^T w``).
+    Negative eigenvalues (a kernel that is not PSD) are dropped with a warning.
+    """
+    s, U = scipy.linalg.eigh(Kc, overwrite_a=True, check_finite=False)
+    s, U = s[::-1], U[:, ::-1]
+    top = s[0] if s.size else 0.0
+    if top <= 0:
+        raise ValueError(
+            "The centred kernel matrix has no positive eigenvalue (all training points coincide "
+            "in feature space): there is no direction to embed."
+        )
+    if s[-1] < -1e-6 * top:
+        warnings.warn(
+            f"The kernel matrix is not positive semi-definite: its most negative centred "
+            f"eigenvalue is {s[-1]:.3g} ({-s[-1] / top:.2g} of the largest). Negative "
+            "eigenvalues are dropped; use a PSD kernel (linear, rbf, poly with coef0 >= 0).",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    r = int(np.count_nonzero(s > tol * top))  # s is sorted: the kept part is a prefix
+    return np.ascontiguousarray(U[:, :r]), np.sqrt(s[:r])
+
+
+def solve_graph_embedding(
+    S_int: np.ndarray,
+    S_pen: np.ndarray | None,
+    n_components: int,
+    *,
+    largest: bool = False,
+    solver: str = "regularized",
+    reg: float = DEFAULT_REG,
+    tol: float = DEFAULT_TOL,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Directions of ``S_int w = lambda S_pen w`` (smallest lambda unless ``largest``).
+
+    * ``S_pen=None``: scale normalisation, the standard problem ``S_int w = lambda w``.
+    * ``solver="range"``: exact, restricted to the range of ``S_pen`` (directions with no penalty
+      scatter have lambda = inf and are discarded); ``w^T S_pen w = 1``.
+    * ``solver="regularized"`` (default): the ridge goes on the denominator of the optimised
+      ratio. Minimising ``lambda`` is maximising ``mu = w^T S_pen w / w^T (S_int + eps I) w``,
+      ``eps = reg * tr(S_int) / r`` (the shrinkage of scikit-learn's LDA "eigen" solver); then
+      ``lambda = 1 / mu`` and columns are rescaled to ``w^T S_pen w = 1``. Directions where the
+      intrinsic scatter vanishes (null-space discriminants, always present in kernel DA and when
+      D > N) rank first, ordered by their penalty scatter per unit norm, and directions where
+      both scatters vanish rank last instead of appearing as spurious ``0/0`` optima.
+
+    Returns (eigenvalues (k,), W (r, k)) in the order of preference.
+    """
+    if solver not in _SOLVERS:
+        raise ValueError(f"solver must be one of {_SOLVERS}, got {solver!r}.")
+    if S_pen is None:
+        return eigh_generalized(S_int, None, n_components, largest=largest)
+    if solver == "range":
+        return eigh_generalized(
+            S_int, S_pen, n_components, largest=largest, method="range", rtol=tol
+        )
+    if largest:
+        return eigh_generalized(S_int, S_pen, n_components, largest=True, reg=reg)
+    mu, W = eigh_generalized(S_pen, S_int, n_components, largest=True, reg=reg)
+    # penalty-null direction: Rayleigh quotient w^T S_pen w / w^T w = mu / |w|^2 below
+    # tol * tr(S_pen) (not relative to max(mu): null-space directions of S_int make mu ~ 1/eps)
+    positive = mu > tol * np.trace(S_pen) * np.einsum("ij,ij->j", W, W)
+    with np.errstate(divide="ignore"):
+        lam = np.where(positive, 1.0 / np.where(positive, mu, 1.0), np.inf)
+    # W^T (S_int + eps I) W = I, so w^T S_pen w = mu: rescale to the GE constraint
+    W[:, positive] /= np.sqrt(mu[positive])
+    return lam, W
+
+
+def _penalty_rank(penalty, Z: np.ndarray, S_pen: np.ndarray, tol: float) -> int:
+    """Numerical rank of ``S_pen = Z^T B Z`` (eigenvalues above ``tol * max``).
+
+    For a sparse Laplacian ``B = G^T G`` with few edges (MFA's marginal pairs) this is the rank
+    of the small (edges x r) matrix ``G Z``, its squared singular values being those eigenvalues.
+    """
+    if hasattr(penalty, "incidence"):
+        G = penalty.incidence()
+        if G.shape[0] < Z.shape[1]:
+            s = scipy.linalg.svdvals(G @ Z, check_finite=False)
+            return int(np.count_nonzero(s**2 > tol * (s[0] ** 2 if s.size else 0.0)))
+    return numerical_rank(S_pen, tol)
+
+
+# --------------------------------------------------------------------------------------------
+# Estimators
+# --------------------------------------------------------------------------------------------
+
+
+class _GEBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """What linear and kernel GE share: graph, labels, component bound, scatters, solver."""
+
+    def _graph_builder(self) -> GraphBuilder:
+        """The graph of this estimator (named estimators fix it)."""
+        graph = self.graph
+        if isinstance(graph, str):
+            return make_graph(
+                graph,
+                k1=self.k1,
+                k2=self.k2,
+                mfa_variant=self.mfa_variant,
+                n_neighbors=self.n_neighbors,
+                heat_t=self.heat_t,
+            )
+        if callable(graph):
+            return graph
+        raise ValueError(
+            f"graph must be a graph name or a graph builder object, got {type(graph).__name__}."
+        )
+
+    def _label(self) -> str:
+        return type(self).__name__
+
+    def _solver_options(self) -> dict:
+        return {"solver": self.solver, "reg": self.reg, "tol": self.tol}
+
+    def _check_solver_options(self) -> None:
+        """Fail fast, before any kernel or graph is built."""
+        opts = self._solver_options()
+        if opts["solver"] not in _SOLVERS:
+            raise ValueError(f"solver must be one of {_SOLVERS}, got {opts['solver']!r}.")
+        if not (isinstance(opts["reg"], int | float) and opts["reg"] >= 0):
+            raise ValueError(f"reg must be a non-negative number, got {opts['reg']!r}.")
+        if not (isinstance(opts["tol"], int | float) and 0 < opts["tol"] < 1):
+            raise ValueError(f"tol must be a number in (0, 1), got {opts['tol']!r}.")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        try:
+            tags.target_tags.required = bool(self._graph_builder().supervised)
+        except (ValueError, TypeError):
+            tags.target_tags.required = True
+        return tags
+
+    def _validate_training_data(self, X, y, builder: GraphBuilder):
+        """Validated float64 X and integer-encoded labels (``None`` for unsupervised graphs)."""
+        self._check_solver_options()
+        if not builder.supervised:
+            return validate_data(self, X, dtype=np.float64, ensure_min_samples=2), None
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
+        self.classes_, y_enc = np.unique(y, return_inverse=True)
+        check_n_classes(y_enc, minimum=2, method=self._label())
+        return X, y_enc.ravel()
+
+    def _check_n_components(self, builder: GraphBuilder, Z, graph: GraphPair, S_pen) -> int:
+        """The smallest of three bounds, each with its reason: the graph's own (LDA: C-1), the
+        dimension r of the span of the data, and the rank of the penalty scatter (directions
+        outside its range have an infinite ratio: MFA's marginal pairs give few of them)."""
+        label, r = self._label(), Z.shape[1]
+        bounds = []
+        spec = builder.component_bound(len(self.classes_)) if builder.supervised else None
+        if spec is not None:
+            bounds.append((spec[0], spec[1], f"{label} has {spec[2]}"))
+        bounds.append((r, *self._rank_bound(Z)))
+        # computed only when the penalty graph's structure cannot reach r
+        if S_pen is not None and graph.penalty.rank_upper_bound() < r:
+            bounds.append(
+                (
+                    _penalty_rank(graph.penalty, Z, S_pen, self._solver_options()["tol"]),
+                    "the rank of the penalty scatter",
+                    f"{label} directions with zero penalty scatter have an infinite ratio "
+                    "w^T S_int w / w^T S_pen w (a penalty graph with more edges gives more)",
+                )
+            )
+        bound, name, reason = min(bounds, key=lambda b: b[0])  # first listed wins ties
+        return check_n_components(self.n_components, bound, bound_name=name, reason=reason)
+
+    def _scatters(self, Z: np.ndarray, graph: GraphPair, **fit_params):
+        """``(S_int, S_pen) = (Z^T L Z, Z^T B Z)`` (``S_pen=None``: scale normalisation).
+
+        Extension point: GEU adds ``sum_i L_ii S_i`` (``graph.intrinsic.diagonal()``).
+        """
+        if fit_params:
+            raise TypeError(f"{self._label()}.fit got unexpected arguments {sorted(fit_params)}.")
+        S_int = graph.intrinsic.quadratic(Z)
+        S_pen = None if graph.penalty is None else graph.penalty.quadratic(Z)
+        return S_int, S_pen
+
+    def _embed(self, Z: np.ndarray, graph: GraphPair, builder, **fit_params):
+        """Build the scatters, check the dimension, solve; returns W (r x k) in Z-coordinates."""
+        S_int, S_pen = self._scatters(Z, graph, **fit_params)
+        n_components = self._check_n_components(builder, Z, graph, S_pen)
+        largest = graph.meta.get("largest", builder.largest)
+        self.eigenvalues_, W = solve_graph_embedding(
+            S_int, S_pen, n_components, largest=largest, **self._solver_options()
+        )
+        self.n_components_ = W.shape[1]
+        self.graph_meta_ = dict(graph.meta)
+        return W
+
+    @property
+    def _n_features_out(self):
+        return self.n_components_
+
+
+class GraphEmbedding(_GEBase):
+    """Linear graph embedding ``z = (x - mean_) @ components_.T``.
+
+    Minimises ``w^T X^T L X w`` subject to ``w^T X^T B X w = 1`` (penalty graph) or
+    ``w^T w = 1`` (scale normalisation), on the centred training data.
+
+    Parameters
+    ----------
+    graph : {"lda", "pca", "mfa", "lpp"} or a :class:`graphdr.graphs.GraphBuilder` object (which
+        carries its own parameters: the flat graph parameters below are then ignored).
+    n_components : int or None (the bound: C-1 for LDA, the rank of the centred data otherwise).
+    k1, k2, mfa_variant : MFA's intrinsic / penalty neighbours and penalty rule
+        ("pairs": Yan et al.'s k2 closest between-class pairs per class; "per_point").
+    n_neighbors, heat_t : supervised LPP's within-class neighbours and heat-kernel width
+        (None: mean squared edge length; inf: binary weights).
+    reg : relative ridge of the "regularized" solver (on the intrinsic scatter).
+    solver : "regularized" or "range" (see :func:`solve_graph_embedding`).
+    tol : relative eigenvalue threshold of the data span and of the "range" solver.
+
+    Attributes
+    ----------
+    components_ (n_components, n_features), mean_ (n_features,), eigenvalues_ (ratios
+    ``w^T S_int w / w^T S_pen w``, in order of preference), n_components_, classes_,
+    graph_meta_ (graph summary: edge counts, heat width).
+    """
+
+    def __init__(
+        self,
+        graph="lda",
+        n_components=None,
+        *,
+        k1=5,
+        k2=20,
+        mfa_variant="pairs",
+        n_neighbors=5,
+        heat_t=None,
+        reg=DEFAULT_REG,
+        solver="regularized",
+        tol=DEFAULT_TOL,
+    ):
+        self.graph = graph
+        self.n_components = n_components
+        self.k1 = k1
+        self.k2 = k2
+        self.mfa_variant = mfa_variant
+        self.n_neighbors = n_neighbors
+        self.heat_t = heat_t
+        self.reg = reg
+        self.solver = solver
+        self.tol = tol
+
+    def fit(self, X, y=None, **fit_params):
+        """Fit on X (N x D) and labels y; ``fit_params`` are for subclasses (GEU)."""
+        builder = self._graph_builder()
+        X, y_enc = self._validate_training_data(X, y, builder)
+        self.mean_ = X.mean(axis=0)
+        Z, basis = self._reduce(X - self.mean_)
+        graph = builder(y_enc, X, n_samples=X.shape[0])
+        W = self._embed(Z, graph, builder, basis=basis, **fit_params)
+        self.components_ = np.ascontiguousarray(flip_signs(basis @ W).T)
+        return self
+
+    def transform(self, X):
+        """Project ``(X - mean_) @ components_.T``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return (X - self.mean_) @ self.components_.T
+
+    def _reduce(self, Xc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(Z, basis): coordinates of the centred data in their span (override to keep all D)."""
+        return data_span(Xc, self._solver_options()["tol"])
+
+    def _scatters(self, Z, graph, basis=None, **fit_params):
+        """``(Z^T L Z, Z^T B Z)``; ``basis`` (D x r) maps Z-coordinates back to features."""
+        return super()._scatters(Z, graph, **fit_params)
+
+    def _rank_bound(self, Z) -> tuple[str, str]:
+        """(bound name, reason) of the dimension r of the data span."""
+        (n, r), d = Z.shape, self.n_features_in_
+        what = f"{self._label()} directions"
+        if r == d:
+            return "n_features", f"{what} are combinations of the {d} input features"
+        if r == n - 1:
+            return "n_samples - 1", f"{what} live in the span of the N centred training samples"
+        return (
+            "the rank of the centred training data",
+            f"{what} live in the span of the centred training samples",
+        )
+
+
+class KernelGraphEmbedding(_GEBase):
+    """Kernel graph embedding ``z = dual_coef_^T k_c(x)`` (``k_c``: the kernel column of a new
+    point, centred in feature space with the training statistics).
+
+    Minimises ``alpha^T K L K alpha`` subject to ``alpha^T K B K alpha = 1`` (penalty graph) or
+    ``alpha^T K alpha = 1`` (scale normalisation), K the centred training kernel. Solved as linear
+    GE on the exact feature map ``Phi = U_r S_r^{1/2}`` of K (see the module docstring), so with
+    ``kernel="linear"`` it equals :class:`GraphEmbedding` and KPCA equals scikit-learn's
+    KernelPCA.
+
+    Parameters
+    ----------
+    graph, n_components, k1, k2, mfa_variant, n_neighbors, heat_t, reg, solver, tol :
+        as in :class:`GraphEmbedding`; ``tol`` (default 1e-6) also defines the rank of the
+        centred kernel; ``reg`` defaults to 1e-6 (see ``DEFAULT_KERNEL_REG``).
+        Neighbours (MFA, LPP) are defined by the feature-space distances
+        ``d_ij^2 = K_ii + K_jj - 2 K_ij``.
+    kernel : "rbf", "linear", "poly" or "precomputed" (X is then the kernel matrix: N x N in
+        fit, n_test x N in transform).
+    gamma, degree, coef0 : kernel parameters, scikit-learn's conventions
+        (gamma=None: 1 / n_features).
+
+    Attributes
+    ----------
+    dual_coef_ (N, n_components), X_fit_ (None for a precomputed kernel), kernel_centering_,
+    eigenvalues_, n_components_, classes_, graph_meta_.
+    """
+
+    def __init__(
+        self,
+        graph="lda",
+        n_components=None,
+        *,
+        kernel="rbf",
+        gamma=None,
+        degree=2,
+        coef0=1.0,
+        k1=5,
+        k2=20,
+        mfa_variant="pairs",
+        n_neighbors=5,
+        heat_t=None,
+        reg=DEFAULT_KERNEL_REG,
+        solver="regularized",
+        tol=DEFAULT_KERNEL_TOL,
+    ):
+        self.graph = graph
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.k1 = k1
+        self.k2 = k2
+        self.mfa_variant = mfa_variant
+        self.n_neighbors = n_neighbors
+        self.heat_t = heat_t
+        self.reg = reg
+        self.solver = solver
+        self.tol = tol
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    def fit(self, X, y=None, **fit_params):
+        """Fit on X (N x D, or the N x N kernel) and labels y; ``fit_params`` go to
+        :meth:`_train_kernel` (NGEU: per-sample uncertainties)."""
+        builder = self._graph_builder()
+        X_in = X
+        X, y_enc = self._validate_training_data(X, y, builder)
+        K = self._train_kernel(X, y_enc, **fit_params)
+        # centre in place unless K is the caller's (precomputed) array; peak memory 3 N x N
+        Kc, self.kernel_centering_ = center_kernel_train(K, copy=K is X)
+        del K
+        sq_dist = kernel_sq_distances(Kc) if builder.needs_distances else None  # centring-free
+        graph = builder(y_enc, sq_distances=sq_dist, n_samples=Kc.shape[0])
+        del sq_dist
+        U, root = kernel_feature_map(Kc, self._solver_options()["tol"])
+        del Kc
+        W = self._embed(U * root, graph, builder)
+        self.dual_coef_ = np.ascontiguousarray(flip_signs(U @ (W / root[:, None])))
+        if self.kernel == "precomputed":
+            self.X_fit_ = None  # transform receives k(X_new, X_train) itself
+        else:  # own the training set: later edits of the caller's array must not change us
+            self.X_fit_ = X.copy() if np.may_share_memory(X, X_in) else X
+        return self
+
+    def transform(self, X):
+        """Project ``center(k(X, X_fit_)) @ dual_coef_``."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        Kt = self._test_kernel(X)
+        Kt = center_kernel_test(Kt, self.kernel_centering_, copy=Kt is X)
+        return Kt @ self.dual_coef_
+
+    # -- kernel hooks (NGEU overrides them) -------------------------------------------------
+
+    def _kernel_matrix(self, X, Y=None) -> np.ndarray:
+        """``k(X, Y)`` (``Y=None``: ``k(X, X)``); precomputed kernels pass through."""
+        return pairwise_kernel(
+            X, Y, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0
+        )
+
+    def _train_kernel(self, X, y_enc, **fit_params) -> np.ndarray:
+        """The N x N training kernel (uncentred)."""
+        if fit_params:
+            raise TypeError(f"{self._label()}.fit got unexpected arguments {sorted(fit_params)}.")
+        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"With kernel='precomputed', X must be the square training kernel "
+                f"(n_samples, n_samples); got shape {X.shape}."
+            )
+        return self._kernel_matrix(X)
+
+    def _test_kernel(self, X) -> np.ndarray:
+        """The n_test x N kernel between new points and the training set (uncentred)."""
+        return X if self.kernel == "precomputed" else self._kernel_matrix(X, self.X_fit_)
+
+    def _rank_bound(self, Z) -> tuple[str, str]:
+        return (
+            "the rank of the centred kernel matrix",
+            f"{self._label()} directions live in the span of the training points in feature "
+            "space (centred-kernel eigenvalues below tol * max count as zero)",
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Named estimators: each fixes its graph and exposes only the parameters that matter for it
+# --------------------------------------------------------------------------------------------
+
+
+class PCA_GE(GraphEmbedding):
+    """PCA as graph embedding: ``W_ij = 1/N`` (``L = H``), ``w^T w = 1``, largest variance.
+
+    Bound: the rank of the centred data, ``min(N - 1, D)`` for data in general position.
+    """
+
+    def __init__(self, n_components=None, *, tol=DEFAULT_TOL):
+        self.n_components = n_components
+        self.tol = tol
+
+    def _graph_builder(self):
+        return make_graph("pca")
+
+    def _solver_options(self):
+        return {"solver": "regularized", "reg": DEFAULT_REG, "tol": self.tol}
+
+
+class LDA_GE(GraphEmbedding):
+    """LDA as graph embedding: ``X^T L X = S_w``, ``X^T B X = S_t``; at most C-1 directions."""
+
+    def __init__(
+        self, n_components=None, *, reg=DEFAULT_REG, solver="regularized", tol=DEFAULT_TOL
+    ):
+        self.n_components = n_components
+        self.reg = reg
+        self.solver = solver
+        self.tol = tol
+
+    def _graph_builder(self):
+        return make_graph("lda")
+
+
+class MFA_GE(GraphEmbedding):
+    """Marginal Fisher analysis: k1 same-class neighbours (intrinsic), k2 marginal between-class
+    pairs (penalty)."""
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        k1=5,
+        k2=20,
+        mfa_variant="pairs",
+        reg=DEFAULT_REG,
+        solver="regularized",
+        tol=DEFAULT_TOL,
+    ):
+        self.n_components = n_components
+        self.k1 = k1
+        self.k2 = k2
+        self.mfa_variant = mfa_variant
+        self.reg = reg
+        self.solver = solver
+        self.tol = tol
+
+    def _graph_builder(self):
+        return make_graph("mfa", k1=self.k1, k2=self.k2, mfa_variant=self.mfa_variant)
+
+
+class LPP_GE(GraphEmbedding):
+    """Supervised locality preserving projections: within-class k-NN heat-kernel graph,
+    penalty the degree matrix. ``supervised=False`` gives plain (unsupervised) LPP."""
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        n_neighbors=5,
+        heat_t=None,
+        supervised=True,
+        reg=DEFAULT_REG,
+        solver="regularized",
+        tol=DEFAULT_TOL,
+    ):
+        self.n_components = n_components
+        self.n_neighbors = n_neighbors
+        self.heat_t = heat_t
+        self.supervised = supervised
+        self.reg = reg
+        self.solver = solver
+        self.tol = tol
+
+    def _graph_builder(self):
+        return LPPGraph(self.n_neighbors, self.heat_t, bool(self.supervised))
+
+
+class KPCA_GE(KernelGraphEmbedding):
+    """Kernel PCA as kernel graph embedding (equals scikit-learn's KernelPCA up to signs).
+
+    Bound: the rank of the centred kernel matrix.
+    """
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        kernel="rbf",
+        gamma=None,
+        degree=2,
+        coef0=1.0,
+        tol=DEFAULT_KERNEL_TOL,
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.tol = tol
+
+    def _graph_builder(self):
+        return make_graph("pca")
+
+    def _solver_options(self):
+        return {"solver": "regularized", "reg": DEFAULT_REG, "tol": self.tol}
+
+
+class KDA_GE(KernelGraphEmbedding):
+    """Kernel discriminant analysis (LDA graphs in feature space); at most C-1 directions."""
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        kernel="rbf",
+        gamma=None,
+        degree=2,
+        coef0=1.0,
+        reg=DEFAULT_KERNEL_REG,
+        solver="regularized",
+        tol=DEFAULT_KERNEL_TOL,
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.reg = reg
+        self.solver = solver
+        self.tol = tol
+
+    def _graph_builder(self):
+        return make_graph("lda")
+
+
+class KMFA_GE(KernelGraphEmbedding):
+    """Kernel marginal Fisher analysis (neighbours by feature-space distances)."""
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        kernel="rbf",
+        gamma=None,
+        degree=2,
+        coef0=1.0,
+        k1=5,
+        k2=20,
+        mfa_variant="pairs",
+        reg=DEFAULT_KERNEL_REG,
+        solver="regularized",
+        tol=DEFAULT_KERNEL_TOL,
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.k1 = k1
+        self.k2 = k2
+        self.mfa_variant = mfa_variant
+        self.reg = reg
+        self.solver = solver
+        self.tol = tol
+
+    def _graph_builder(self):
+        return make_graph("mfa", k1=self.k1, k2=self.k2, mfa_variant=self.mfa_variant)
+
+
+class KLPP_GE(KernelGraphEmbedding):
+    """Supervised kernel LPP (within-class k-NN heat-kernel graph on feature-space distances)."""
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        kernel="rbf",
+        gamma=None,
+        degree=2,
+        coef0=1.0,
+        n_neighbors=5,
+        heat_t=None,
+        supervised=True,
+        reg=DEFAULT_KERNEL_REG,
+        solver="regularized",
+        tol=DEFAULT_KERNEL_TOL,
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_neighbors = n_neighbors
+        self.heat_t = heat_t
+        self.supervised = supervised
+        self.reg = reg
+        self.solver = solver
+        self.tol = tol
+
+    def _graph_builder(self):
+        return LPPGraph(self.n_neighbors, self.heat_t, bool(self.supervised))
