@@ -1,0 +1,23 @@
+# graphdr: reproduction workflow. Stages live in workflow/rules; experiments live in config/.
+#   snakemake --cores all                                  # every paper output (default target)
+#   snakemake --cores all --configfile config/quick.yaml   # reduced protocol
+#   snakemake -n paper_figures/demo/demo_projection.pdf    # what would run, and why
+# See docs/workflow.md.
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/datasets.smk"
+include: "workflow/rules/fit.smk"
+include: "workflow/rules/evaluate.smk"
+include: "workflow/rules/tables.smk"
+include: "workflow/rules/figures.smk"
+
+
+# Every table and figure under paper_figures/ that the config lists.
+rule all:
+    default_target: True
+    input:
+        paper_outputs(),

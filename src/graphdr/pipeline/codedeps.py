@@ -1,0 +1,106 @@
+"""Which package source files a workflow rule depends on (standard library only).
+
+The workflow lists these files as inputs of each rule, so editing a module re-runs exactly the
+jobs downstream of it. The Snakefile loads this file by path at parse time (without importing
+graphdr, which would load numpy and numba for every dry run), hence no third-party imports here.
+
+Policy: a rule depends on the modules it names in ``import`` statements, followed transitively
+inside the package. Parent packages (``graphdr/__init__.py`` when importing ``graphdr.x.y``) are
+not followed: they only re-export. A module imported by a string (``importlib.import_module``)
+is invisible on purpose: the workflow adds the module that defines the configured estimator with
+:func:`defining_module`, so a fit does not depend on every method family.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+
+def module_path(module: str, src: Path) -> Path | None:
+    """File of a dotted module name under ``src`` (a module file or a package ``__init__``)."""
+    base = Path(src).joinpath(*module.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _module_name(path: Path, src: Path) -> tuple[str, str]:
+    """Dotted name of a source file and the package its relative imports start from."""
+    parts = list(path.relative_to(src).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+        return ".".join(parts), ".".join(parts)
+    return ".".join(parts), ".".join(parts[:-1])
+
+
+def imported_modules(path: Path, src: Path) -> set[str]:
+    """Dotted names of every module an ``import`` statement in ``path`` may load.
+
+    ``from pkg import name`` yields ``pkg.name`` when that is a module, else ``pkg``; relative
+    imports are resolved against the file's package. Imports inside functions count.
+    """
+    _, package = _module_name(path, src)
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                found.add(sub if module_path(sub, src) is not None else base)
+    return found
+
+
+def code_closure(modules: Iterable[str], src: str | Path, package: str = "graphdr") -> list[Path]:
+    """Sorted source files of ``modules`` and of every ``package`` module they import, transitively.
+
+    ``modules`` are dotted names (``"graphdr.pipeline.fit"``). Raises ``FileNotFoundError`` for
+    a requested module that does not exist (a typo in the workflow must not silently drop code).
+    """
+    src = Path(src)
+    todo = list(modules)
+    for name in todo:
+        if module_path(name, src) is None:
+            raise FileNotFoundError(f"module {name!r} not found under {src}.")
+    seen: dict[str, Path] = {}
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        path = module_path(name, src)
+        if path is None:
+            continue  # a name imported from a module, not a module itself
+        seen[name] = path
+        todo.extend(
+            m
+            for m in imported_modules(path, src)
+            if (m == package or m.startswith(package + ".")) and m not in seen
+        )
+    return sorted(seen.values())
+
+
+_DEFINITION = r"^(?:class|def)\s+{name}\b|^{name}\s*(?::[^=]*)?="
+
+
+def defining_module(name: str, package: str, src: str | Path) -> str | None:
+    """Dotted name of the module of ``package`` that defines ``name`` at top level, or None.
+
+    A plain text scan (``class NAME``, ``def NAME`` or ``NAME = ...`` at column 0), so nothing
+    is imported. ``__init__`` files are skipped: they re-export, they do not define.
+    """
+    src = Path(src)
+    root = src.joinpath(*package.split("."))
+    pattern = re.compile(_DEFINITION.format(name=re.escape(name)), re.MULTILINE)
+    for path in sorted(root.rglob("*.py")):
+        if path.name != "__init__.py" and pattern.search(path.read_text(encoding="utf-8")):
+            return _module_name(path, src)[0]
+    return None

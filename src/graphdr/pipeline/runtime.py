@@ -1,0 +1,156 @@
+"""Set-up shared by every workflow script: log file, thread limits, debugging by hand.
+
+Thread limits. Snakemake exports ``OMP/OPENBLAS/MKL_NUM_THREADS={threads}`` for ``script:``
+rules but not ``NUMBA_NUM_THREADS``, and numba fixes its pool size at import: changing that
+variable afterwards makes the next compilation fail ("Cannot set NUMBA_NUM_THREADS to a different
+value once the threads have been launched"). So each workflow script exports all four variables
+before it imports graphdr (see ``workflow/scripts``), and :func:`limit_threads` then enforces the
+limit at run time as well: threadpoolctl for the BLAS/OpenMP pools already loaded and
+``numba.set_num_threads`` for numba, whose environment variable it never touches.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "NUMBA_NUM_THREADS",
+)
+
+_active_limits = None  # the threadpoolctl limiter, kept alive for the life of the job
+
+logger = logging.getLogger("graphdr.pipeline")
+
+
+def limit_threads(n_threads: int) -> dict[str, int]:
+    """Limit BLAS, OpenMP and numba to ``n_threads`` for the rest of the process.
+
+    Exports the BLAS/OpenMP variables for child processes (``NUMBA_NUM_THREADS`` only if numba
+    is not loaded yet, see the module doc), applies threadpoolctl limits to the loaded pools, and
+    calls ``numba.set_num_threads`` (capped at numba's pool size). Returns :func:`thread_report`.
+    """
+    global _active_limits
+    n_threads = int(n_threads)
+    if n_threads < 1:
+        raise ValueError(f"n_threads={n_threads} must be >= 1.")
+    numba_loaded = "numba" in sys.modules
+    for var in THREAD_VARIABLES:
+        if var != "NUMBA_NUM_THREADS" or not numba_loaded:
+            os.environ[var] = str(n_threads)
+    import numba
+    from threadpoolctl import threadpool_limits
+
+    _active_limits = threadpool_limits(limits=n_threads)
+    numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
+    return thread_report()
+
+
+def thread_report() -> dict[str, int]:
+    """Threads each loaded pool will use: ``{"openblas": 2, "openmp": 2, "numba": 2, ...}``."""
+    import numba
+    from threadpoolctl import threadpool_info
+
+    report = {}
+    for pool in threadpool_info():
+        report[pool["internal_api"]] = max(report.get(pool["internal_api"], 0), pool["num_threads"])
+    report["numba"] = numba.get_num_threads()
+    return report
+
+
+@contextlib.contextmanager
+def job(snakemake) -> Iterator[logging.Logger]:
+    """Run the body of a workflow script as one job.
+
+    Logs to ``snakemake.log[0]`` (overwritten; stderr when there is no log), limits threads to
+    ``snakemake.threads`` and records the effective limits, the numba cache directory and any
+    exception with its traceback before re-raising it.
+    """
+    log_file = snakemake.log[0] if len(snakemake.log) else None
+    handler = logging.FileHandler(log_file, mode="w") if log_file else logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
+    logging.captureWarnings(True)
+    wildcards = {k: v for k, v in snakemake.wildcards.items()}
+    logger.info("rule %s, wildcards %s", snakemake.rule, wildcards)
+    logger.info("threads: %s", limit_threads(snakemake.threads))
+    logger.info("NUMBA_CACHE_DIR: %s", os.environ.get("NUMBA_CACHE_DIR", "(numba default)"))
+    logger.info("graphdr imported from %s", Path(__file__).resolve().parents[1])
+    try:
+        yield logger
+    except BaseException:
+        logger.exception("job failed")
+        raise
+    finally:
+        logger.info("done")
+        handler.flush()
+
+
+def mock_snakemake(
+    rule: str,
+    *,
+    configfiles: tuple[str | os.PathLike, ...] = (),
+    root: str | os.PathLike | None = None,
+    **wildcards,
+):
+    """The ``snakemake`` object a rule's script receives, rebuilt for running it by hand.
+
+    ``python workflow/scripts/fit_embed.py`` then runs the job with the example wildcards given
+    in the script (edit them there). Paths are made absolute; ``root`` defaults to the checkout
+    holding this file. Uses Snakemake's internal API (pinned major version 9).
+    """
+    from snakemake.api import SnakemakeApi
+    from snakemake.dag import DAG
+    from snakemake.jobs import Job
+    from snakemake.script import Snakemake
+    from snakemake.settings.types import (
+        ConfigSettings,
+        DAGSettings,
+        OutputSettings,
+        ResourceSettings,
+    )
+
+    root = Path(root) if root is not None else Path(__file__).resolve().parents[3]
+    configfiles = [Path(f).resolve() for f in configfiles]
+    cwd = Path.cwd()
+    try:
+        with SnakemakeApi(OutputSettings(quiet={"all"})) as api:
+            workflow_api = api.workflow(
+                ResourceSettings(cores=os.cpu_count() or 1),
+                ConfigSettings(configfiles=configfiles),
+                snakefile=root / "Snakefile",
+                workdir=root,
+            )
+            workflow_api.dag(DAGSettings())  # installs the DAG settings a Job needs
+            workflow = workflow_api._workflow
+            dag = DAG(workflow, rules=[workflow.get_rule(rule)])
+            job_ = Job(workflow.get_rule(rule), dag, {k: str(v) for k, v in wildcards.items()})
+            for files in (job_.input, job_.output, job_.log):
+                for i, f in enumerate(files):
+                    files[i] = str((root / f).resolve())
+            for f in job_.output:
+                Path(f).parent.mkdir(parents=True, exist_ok=True)
+            for f in job_.log:
+                Path(f).parent.mkdir(parents=True, exist_ok=True)
+            return Snakemake(
+                job_.input,
+                job_.output,
+                job_.params,
+                job_.wildcards,
+                job_.threads,
+                job_.resources,
+                job_.log,
+                workflow.config,
+                rule,
+                None,
+                str(root / "workflow" / "scripts"),
+            )
+    finally:
+        os.chdir(cwd)

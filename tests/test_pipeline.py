@@ -1,0 +1,698 @@
+"""Unit tests of graphdr.pipeline: the functions the workflow scripts call, and their plumbing.
+
+References are independent of the code under test: numpy/scikit-learn computations done here,
+hand-made packages for the import scanner, and byte comparisons for determinism.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.preprocessing import StandardScaler
+
+from graphdr import datasets
+from graphdr.methods import KPCA_GE, LDA_GE
+from graphdr.pipeline import codedeps, data, evaluate, fit, io, plan, report, runtime, splits
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+# ------------------------------------------------------------------------------------------
+# fixtures
+# ------------------------------------------------------------------------------------------
+
+
+def toy_dataset(n_per_class=(30, 20, 10), n_features=5, split=None, seed=0) -> datasets.Dataset:
+    """Gaussian blobs with well separated means; classes in blocks (like a sorted file)."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(len(n_per_class)), n_per_class)
+    X = rng.normal(size=(y.size, n_features)) + 4.0 * y[:, None] * np.eye(n_features)[0]
+    names = [f"c{k}" for k in range(len(n_per_class))]
+    return datasets.Dataset(name="toy", X=X, y=y, class_names=names, split=split)
+
+
+@pytest.fixture
+def prepared(tmp_path):
+    path = tmp_path / "prepared" / "toy.npz"
+    path.parent.mkdir()
+    datasets.save_npz(toy_dataset(), path)
+    return path
+
+
+def demo_config(**experiment_overrides) -> dict:
+    experiment = {
+        "paper": "demo",
+        "datasets": ["a", "b"],
+        "methods": {"PCA": {"estimator": "PCA_GE", "params": {}}, "LDA": {"estimator": "LDA_GE"}},
+        "split": {"kind": "stratified", "sizes": {"train": 0.7, "test": None}},
+        "seeds": [0, 1],
+        "classifiers": {"1nn": {"name": "1nn"}},
+        "tables": {"t": {"classifier": "1nn"}},
+        "figures": {"f": {"kind": "projection", "seed": 1}},
+    }
+    experiment.update(experiment_overrides)
+    return {
+        "datasets": {"a": {"source": "sklearn_wine", "label": "A"}, "b": {"source": "x"}},
+        "experiments": {"demo": experiment},
+    }
+
+
+# ------------------------------------------------------------------------------------------
+# io: atomic and deterministic writers
+# ------------------------------------------------------------------------------------------
+
+
+def test_write_npz_is_deterministic_and_loadable(tmp_path, monkeypatch):
+    arrays = {"Z": np.arange(12.0).reshape(3, 4), "y": np.array([0, 1, 1]), "s": np.asarray("a")}
+    io.write_npz(tmp_path / "a.npz", arrays)
+    later = time.time() + 3 * 86400  # a zip member date would change with the clock
+    monkeypatch.setattr(time, "time", lambda: later)
+    monkeypatch.setattr(time, "localtime", lambda *_: time.gmtime(later))
+    io.write_npz(tmp_path / "b.npz", arrays)
+    assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
+    loaded = io.read_npz(tmp_path / "a.npz")
+    assert list(loaded) == ["Z", "y", "s"]
+    for key, value in arrays.items():
+        np.testing.assert_array_equal(loaded[key], value)
+
+
+def test_atomic_path_keeps_old_file_on_failure(tmp_path):
+    target = tmp_path / "out.csv"
+    target.write_text("complete\n")
+    with pytest.raises(RuntimeError, match="killed"), io.atomic_path(target) as tmp:
+        tmp.write_text("half a fi")
+        raise RuntimeError("killed")
+    assert target.read_text() == "complete\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv"]  # no temporary left
+
+
+def test_atomic_path_keeps_suffix_and_replaces(tmp_path):
+    target = tmp_path / "sub" / "x.npz"
+    with io.atomic_path(target) as tmp:
+        assert tmp.parent == target.parent and tmp.suffix == ".npz" and tmp.name.startswith(".")
+        tmp.write_bytes(b"new")
+    assert target.read_bytes() == b"new"
+
+
+def test_atomic_stem_moves_every_suffix_or_none(tmp_path):
+    stem = tmp_path / "table"
+    with io.atomic_stem(stem, [".csv", ".md"]) as tmp:
+        for suffix in (".csv", ".md"):
+            tmp.with_name(tmp.name + suffix).write_text(suffix)
+    assert (tmp_path / "table.md").read_text() == ".md"
+    with pytest.raises(FileNotFoundError, match="table.tex"), io.atomic_stem(stem, [".tex"]):
+        pass
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["table.csv", "table.md"]
+
+
+def test_csv_json_pickle_roundtrip(tmp_path):
+    df = pd.DataFrame({"a": [1, 2], "b": [0.1, 1 / 3]})
+    io.write_csv(df, tmp_path / "x.csv")
+    assert (tmp_path / "x.csv").read_bytes().count(b"\r") == 0
+    back = pd.read_csv(tmp_path / "x.csv")
+    pd.testing.assert_frame_equal(back, df)
+    io.write_json({"b": np.float64(1.5), "a": np.arange(2)}, tmp_path / "x.json")
+    assert (tmp_path / "x.json").read_text() == '{\n  "a": [\n    0,\n    1\n  ],\n  "b": 1.5\n}\n'
+    io.write_pickle({"k": [1, 2]}, tmp_path / "x.pkl")
+    assert io.read_pickle(tmp_path / "x.pkl") == {"k": [1, 2]}
+
+
+# ------------------------------------------------------------------------------------------
+# codedeps: which source files a rule depends on
+# ------------------------------------------------------------------------------------------
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_code_closure_follows_imports_not_parents_or_strings(tmp_path):
+    _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from pkg import heavy\n",
+            "pkg/heavy.py": "",
+            "pkg/a.py": "from . import b\nfrom pkg.sub import c\nimport numpy\n",
+            "pkg/b.py": "def f():\n    from .sub.d import g\n",
+            "pkg/sub/__init__.py": "",
+            "pkg/sub/c.py": "from ..b import f\n",
+            "pkg/sub/d.py": "import importlib\nimportlib.import_module('pkg.heavy')\ng = 1\n",
+        },
+    )
+    files = codedeps.code_closure(["pkg.a"], tmp_path, package="pkg")
+    names = [p.relative_to(tmp_path).as_posix() for p in files]
+    # parent package __init__ files and string imports are not followed; function-level are
+    assert names == ["pkg/a.py", "pkg/b.py", "pkg/sub/c.py", "pkg/sub/d.py"]
+    # importing a package itself does follow its __init__
+    assert tmp_path / "pkg/heavy.py" in codedeps.code_closure(["pkg"], tmp_path, package="pkg")
+    with pytest.raises(FileNotFoundError, match="pkg.nope"):
+        codedeps.code_closure(["pkg.nope"], tmp_path, package="pkg")
+
+
+def test_defining_module_scans_text(tmp_path):
+    _write(
+        tmp_path,
+        {
+            "pkg/m/__init__.py": "from pkg.m.one import Est\n",
+            "pkg/m/one.py": "class Est:\n    pass\nclass EstBig:\n    pass\n",
+            "pkg/m/two.py": "def make():\n    pass\nALIAS: type = int\n",
+        },
+    )
+    assert codedeps.defining_module("Est", "pkg.m", tmp_path) == "pkg.m.one"
+    assert codedeps.defining_module("make", "pkg.m", tmp_path) == "pkg.m.two"
+    assert codedeps.defining_module("ALIAS", "pkg.m", tmp_path) == "pkg.m.two"
+    assert codedeps.defining_module("Missing", "pkg.m", tmp_path) is None
+
+
+def test_real_stage_dependencies():
+    """Table code does not depend on the estimators; fit code depends on its estimator only."""
+    report_files = {p.name for p in codedeps.code_closure(["graphdr.pipeline.report"], SRC)}
+    assert {"report.py", "reporting.py", "io.py"} <= report_files
+    assert "graph_embedding.py" not in report_files and "evaluation.py" not in report_files
+    module = codedeps.defining_module("LDA_GE", "graphdr.methods", SRC)
+    assert module == LDA_GE.__module__
+    fit_files = codedeps.code_closure(["graphdr.pipeline.fit", module], SRC)
+    assert SRC / "graphdr" / "methods" / "graph_embedding.py" in fit_files
+    assert SRC / "graphdr" / "solvers.py" in fit_files
+
+
+# ------------------------------------------------------------------------------------------
+# plan: config -> jobs
+# ------------------------------------------------------------------------------------------
+
+
+def test_score_jobs_cover_every_combination():
+    config = demo_config(split={"kind": "kfold", "n_folds": 3})
+    jobs = plan.score_jobs(config, "demo")
+    assert len(jobs) == 2 * 2 * 2 * 3  # datasets x methods x seeds x folds
+    assert len({tuple(j.values()) for j in jobs}) == len(jobs)
+    assert plan.replicates(config["experiments"]["demo"])[:4] == [(0, 0), (0, 1), (0, 2), (1, 0)]
+
+
+def test_paper_jobs_locate_and_labels():
+    config = demo_config()
+    assert plan.paper_jobs(config, "tables") == [
+        {"paper": "demo", "name": "t", "experiment": "demo"}
+    ]
+    assert plan.paper_jobs(config, "figures", kind="other") == []
+    assert plan.locate(config, "figures", "demo", "f") == (
+        "demo",
+        {"kind": "projection", "seed": 1},
+    )
+    with pytest.raises(KeyError, match="no table 'x'"):
+        plan.locate(config, "tables", "demo", "x")
+    assert plan.labels(config, "demo") == {
+        "method": {"PCA": "PCA", "LDA": "LDA"},
+        "dataset": {"a": "A", "b": "b"},
+    }
+
+
+def test_figure_panels_defaults_and_order():
+    config = demo_config()
+    panels = plan.figure_panels(config, "demo", {"kind": "projection"})
+    assert [(p["dataset"], p["method"]) for p in panels] == [
+        ("a", "PCA"),
+        ("a", "LDA"),
+        ("b", "PCA"),
+        ("b", "LDA"),
+    ]
+    assert {(p["seed"], p["fold"]) for p in panels} == {(0, 0)}  # first seed, fold 0
+    spec = {"kind": "projection", "datasets": ["b"], "methods": ["LDA"], "seed": 1}
+    assert plan.figure_panels(config, "demo", spec) == [
+        {"dataset": "b", "method": "LDA", "seed": 1, "fold": 0}
+    ]
+
+
+def test_check_config_accepts_demo_and_lists_every_problem():
+    plan.check_config(demo_config())
+    bad = demo_config(
+        datasets=["a", "nope"],
+        tables={"t": {"classifier": "svm"}, "f": {"classifier": "1nn", "dimension": "best_val"}},
+        figures={"f": {"kind": "projection", "methods": ["KPCA"], "seed": 7}},
+    )
+    bad["experiments"]["demo"]["methods"]["LDA"]["grid"] = {"reg": [1e-3, 1e-1]}
+    with pytest.raises(ValueError) as err:
+        plan.check_config(bad)
+    message = str(err.value)
+    for fragment in (
+        "['nope'], not defined under datasets",
+        "classifier 'svm' is not one of",
+        "uses the validation part, but the split has none",
+        "methods names ['KPCA']",
+        "seed 7 is not one of",
+        "have a grid, which needs a 'val' part",
+        "paper_figures/demo/f is produced twice",
+    ):
+        assert fragment in message
+
+
+def test_check_config_metric_must_match_classifier():
+    config = demo_config(tables={"t": {"classifier": "1nn", "metric": "map"}})
+    with pytest.raises(ValueError, match="metric 'map' does not match classifier '1nn'"):
+        plan.check_config(config)
+
+
+def test_resources_precedence():
+    config = demo_config(resources={"fit_embed": {"mem_mb": 9000}})
+    config["resources"] = {
+        "default": {"threads": 1, "mem_mb": 100, "runtime": 5},
+        "fit_embed": {"threads": 2, "mem_mb": 500},
+    }
+    assert plan.resources_for(config, "make_splits") == {"threads": 1, "mem_mb": 100, "runtime": 5}
+    assert plan.resources_for(config, "fit_embed") == {"threads": 2, "mem_mb": 500, "runtime": 5}
+    assert plan.resources_for(config, "fit_embed", "demo")["mem_mb"] == 9000
+
+
+def test_job_environment_precedence(monkeypatch):
+    monkeypatch.setattr(plan, "_user", lambda: "alice")
+    config = {"numba_cache_dir": "/scratch/{user}/numba", "data": {"mirror": "/m", "home": None}}
+    env = plan.job_environment(config, {})
+    assert env == {"NUMBA_CACHE_DIR": "/scratch/alice/numba", "GRAPHDR_DATA_MIRROR": "/m"}
+    env = plan.job_environment(config, {"NUMBA_CACHE_DIR": "/c", "GRAPHDR_DATA_MIRROR": ""})
+    assert env == {"NUMBA_CACHE_DIR": "/c", "GRAPHDR_DATA_MIRROR": ""}  # environment wins
+    env = plan.job_environment({}, {"XDG_CACHE_HOME": "/x"})
+    assert env == {"NUMBA_CACHE_DIR": os.path.join("/x", "graphdr", "numba")}
+
+
+def test_raw_files_reads_registries_in_priority(tmp_path):
+    package = SRC / "graphdr" / "datasets" / "registry.toml"
+    assert plan.raw_files("sklearn_wine", [package]) == []
+    assert plan.raw_files("wine", [package]) == datasets.dataset_files("wine")
+    assert plan.raw_files("unknown", [package]) is None
+    user = tmp_path / "extra.json"
+    user.write_text(json.dumps({"datasets": {"wine": {"files": ["mine.csv"]}}}))
+    assert plan.raw_files("wine", [package, user]) == ["mine.csv"]
+
+
+# ------------------------------------------------------------------------------------------
+# data and splits
+# ------------------------------------------------------------------------------------------
+
+
+def test_prepare_dataset_bundled_is_deterministic(tmp_path):
+    a = data.prepare_dataset("sklearn_wine", tmp_path / "a.npz")
+    data.prepare_dataset("sklearn_wine", tmp_path / "b.npz")
+    assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
+    back = datasets.load_npz(tmp_path / "a.npz")
+    assert back.X.shape == (178, 13) and back.n_classes == 3
+    np.testing.assert_array_equal(back.X, a.X)
+
+
+def test_prepare_dataset_subsample_keeps_class_proportions(tmp_path):
+    full = datasets.load("sklearn_digits")
+    small = data.prepare_dataset(
+        "sklearn_digits", tmp_path / "d.npz", subsample_spec={"size": 0.25, "seed": 3}
+    )
+    assert small.n_samples == round(0.25 * full.n_samples)
+    expected = 0.25 * np.bincount(full.y)
+    assert np.all(np.abs(np.bincount(small.y) - expected) <= 1)
+
+
+def test_subsample_keeps_predefined_split():
+    split = {"train": np.arange(0, 60, 2), "test": np.arange(1, 60, 2)}
+    ds = toy_dataset(split=split)
+    sub = data.subsample(ds, 30, seed=0)
+    assert sorted(sub.split) == ["test", "train"]
+    assert sub.split["train"].size + sub.split["test"].size == sub.n_samples == 30
+    # every remapped index points at a row that came from the same part of the original
+    origin = {int(i): part for part, idx in split.items() for i in idx}
+    kept = np.flatnonzero(np.isin(ds.X[:, 1], sub.X[:, 1]))
+    for part, idx in sub.split.items():
+        assert {origin[int(kept[i])] for i in idx} == {part}
+
+
+def test_retrieve_bundled_dataset_writes_empty_manifest(tmp_path):
+    record = data.retrieve_dataset("sklearn_wine", tmp_path / "m.json")
+    assert record == {"dataset": "sklearn_wine", "files": {}}
+    assert json.loads((tmp_path / "m.json").read_text()) == record
+
+
+@pytest.mark.parametrize(
+    ("spec", "parts"),
+    [
+        ({"kind": "stratified", "sizes": {"train": 30, "val": 0.2, "test": None}}, 3),
+        ({"kind": "per_class_index", "ranges": {"train": [0, 5], "test": [5, None]}}, 2),
+        ({"kind": "per_class_count", "n_per_class": 8}, 2),
+        ({"kind": "kfold", "n_folds": 4}, 2),
+    ],
+)
+def test_split_indices_partition(spec, parts):
+    ds = toy_dataset()
+    folds = splits.split_indices(ds, spec, seed=1)
+    assert len(folds) == plan.n_folds(spec)
+    for fold in folds:
+        assert len(fold) == parts
+        joined = np.concatenate(list(fold.values()))
+        assert np.unique(joined).size == joined.size  # disjoint
+        assert all(np.all(np.diff(idx) > 0) for idx in fold.values())
+    if spec["kind"] == "kfold":  # the test folds partition the data
+        tests = np.sort(np.concatenate([f["test"] for f in folds]))
+        np.testing.assert_array_equal(tests, np.arange(ds.n_samples))
+    if spec["kind"] == "per_class_count":  # min(8, half the class): 8, 8, 5
+        np.testing.assert_array_equal(np.bincount(ds.y[folds[0]["train"]]), [8, 8, 5])
+
+
+def test_predefined_split_with_validation_carved_from_train():
+    split = {"train": np.arange(40), "test": np.arange(40, 60)}
+    ds = toy_dataset(split=split)
+    (fold,) = splits.split_indices(ds, {"kind": "predefined", "val_size": 10}, seed=0)
+    assert fold["val"].size == 10 and fold["train"].size == 30
+    assert set(fold["val"]) | set(fold["train"]) == set(range(40))
+    np.testing.assert_array_equal(fold["test"], split["test"])
+    with pytest.raises(ValueError, match="use kind 'stratified'"):
+        splits.split_indices(toy_dataset(), {"kind": "predefined"}, seed=0)
+
+
+def test_make_splits_roundtrip(prepared, tmp_path):
+    spec = {"kind": "kfold", "n_folds": 3}
+    folds = splits.make_splits(prepared, tmp_path / "s.npz", spec=spec, seed=5)
+    splits.make_splits(prepared, tmp_path / "t.npz", spec=spec, seed=5)
+    assert (tmp_path / "s.npz").read_bytes() == (tmp_path / "t.npz").read_bytes()
+    back = splits.read_fold(tmp_path / "s.npz", 2)
+    for part in ("train", "test"):
+        np.testing.assert_array_equal(back[part], folds[2][part])
+    with pytest.raises(ValueError, match="fold=3 does not exist"):
+        splits.read_fold(tmp_path / "s.npz", 3)
+
+
+# ------------------------------------------------------------------------------------------
+# fit and evaluate
+# ------------------------------------------------------------------------------------------
+
+
+def _fit_files(tmp_path):
+    return {
+        "model_path": tmp_path / "m.pkl",
+        "embedding_path": tmp_path / "e.npz",
+        "info_path": tmp_path / "i.json",
+    }
+
+
+def test_fit_embed_matches_direct_fit(prepared, tmp_path):
+    spec = {"kind": "stratified", "sizes": {"train": 0.6, "test": None}}
+    splits.make_splits(prepared, tmp_path / "s.npz", spec=spec, seed=0)
+    method = {"estimator": "LDA_GE", "params": {"n_components": 2}}
+    info = fit.fit_embed(
+        prepared,
+        tmp_path / "s.npz",
+        fold=0,
+        method=method,
+        preprocessing=[{"name": "standard_scaler"}],
+        **_fit_files(tmp_path),
+    )
+    ds, parts = datasets.load_npz(prepared), splits.read_fold(tmp_path / "s.npz", 0)
+    scaler = StandardScaler().fit(ds.X[parts["train"]])
+    direct = LDA_GE(n_components=2).fit(
+        scaler.transform(ds.X[parts["train"]]), ds.y[parts["train"]]
+    )
+    arrays = io.read_npz(tmp_path / "e.npz")
+    np.testing.assert_allclose(
+        arrays["Z_test"], direct.transform(scaler.transform(ds.X[parts["test"]]))
+    )
+    np.testing.assert_array_equal(arrays["y_test"], ds.y[parts["test"]])
+    assert list(arrays["class_names"]) == ["c0", "c1", "c2"]
+    assert info["n_components"] == 2 and info["parts"] == {"train": 36, "test": 24}
+    model = io.read_pickle(tmp_path / "m.pkl")
+    np.testing.assert_array_equal(model.transform(ds.X[parts["test"]]), arrays["Z_test"])
+    assert json.loads((tmp_path / "i.json").read_text())["estimator"] == "LDA_GE"
+
+
+def test_fit_embed_grid_selects_on_validation(prepared, tmp_path):
+    spec = {"kind": "stratified", "sizes": {"train": 0.5, "val": 0.25, "test": None}}
+    splits.make_splits(prepared, tmp_path / "s.npz", spec=spec, seed=0)
+    grid = [0.001, 0.5, 20.0]
+    method = {"estimator": "KPCA_GE", "params": {"n_components": 3}, "grid": {"gamma": grid}}
+    selection = {"classifier": {"name": "1nn"}, "dims": [2]}
+    info = fit.fit_embed(
+        prepared,
+        tmp_path / "s.npz",
+        fold=0,
+        method=method,
+        selection=selection,
+        **_fit_files(tmp_path),
+    )
+    # reference: the validation accuracy of each grid point at dimension 2, computed here
+    ds, parts = datasets.load_npz(prepared), splits.read_fold(tmp_path / "s.npz", 0)
+    tr, va = parts["train"], parts["val"]
+    scores = []
+    for gamma in grid:
+        kpca = KPCA_GE(n_components=3, gamma=gamma).fit(ds.X[tr], ds.y[tr])
+        knn = KNeighborsClassifier(1).fit(kpca.transform(ds.X[tr])[:, :2], ds.y[tr])
+        scores.append(knn.score(kpca.transform(ds.X[va])[:, :2], ds.y[va]))
+    assert len(set(scores)) > 1  # the grid matters on this data
+    assert info["params"] == {"n_components": 3, "gamma": grid[int(np.argmax(scores))]}
+    assert info["selection"]["val_score"] == pytest.approx(max(scores))
+    assert info["selection"]["dim"] == 2
+
+
+def test_fit_embed_errors_name_the_fix(prepared, tmp_path):
+    with pytest.raises(ValueError, match="known: .*LDA_GE"):
+        fit.resolve_estimator("LDA")
+    with pytest.raises(ValueError, match="standard_scaler"):
+        fit.estimator_factory({"estimator": "PCA_GE"}, [{"name": "whiten"}])
+    splits.make_splits(prepared, tmp_path / "s.npz", spec={"kind": "kfold", "n_folds": 2}, seed=0)
+    with pytest.raises(ValueError, match="no 'val' part"):
+        fit.fit_embed(
+            prepared,
+            tmp_path / "s.npz",
+            fold=0,
+            method={"estimator": "PCA_GE", "grid": {"n_components": [1]}},
+            selection={"classifier": {"name": "1nn"}},
+            **_fit_files(tmp_path),
+        )
+
+
+def test_dimensions_policy():
+    assert evaluate.dimensions("max", 5) == [5]
+    assert evaluate.dimensions("all", 3) == [1, 2, 3]
+    assert evaluate.dimensions([1, 4, 10], 5) == [1, 4]
+    with pytest.raises(ValueError, match="embedding has 2 columns"):
+        evaluate.dimensions([3, 4], 2)
+
+
+def test_evaluate_embedding_matches_sklearn_knn(tmp_path):
+    rng = np.random.default_rng(0)
+    arrays = {
+        "Z_train": rng.normal(size=(40, 3)),
+        "y_train": rng.integers(0, 3, 40),
+        "Z_test": rng.normal(size=(25, 3)),
+        "y_test": rng.integers(0, 3, 25),
+    }
+    io.write_npz(tmp_path / "e.npz", arrays)
+    classifiers = {"1nn": {"name": "1nn"}, "k3": {"name": "knn", "params": {"k": 3}}}
+    scores = evaluate.evaluate_embedding(
+        tmp_path / "e.npz",
+        tmp_path / "s.csv",
+        classifiers=classifiers,
+        dims="all",
+        labels={"experiment": "x", "seed": 0},
+    )
+    assert list(scores.columns) == ["experiment", "seed", *evaluate.SCORE_COLUMNS]
+    assert len(scores) == 2 * 3 and set(scores["part"]) == {"test"}
+    for label, k in (("1nn", 1), ("k3", 3)):
+        for d in (1, 2, 3):
+            knn = KNeighborsClassifier(k).fit(arrays["Z_train"][:, :d], arrays["y_train"])
+            expected = knn.score(arrays["Z_test"][:, :d], arrays["y_test"])
+            row = scores[(scores["classifier"] == label) & (scores["dim"] == d)]
+            assert row["value"].item() == pytest.approx(expected)
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "s.csv"), scores, check_dtype=False)
+
+
+# ------------------------------------------------------------------------------------------
+# report: tables and figures
+# ------------------------------------------------------------------------------------------
+
+
+def synthetic_scores() -> pd.DataFrame:
+    """Scores of 2 datasets x 2 methods x 3 seeds at dims 1..3, on val and test."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for dataset in ("a", "b"):
+        for method in ("M1", "M2"):
+            for seed in range(3):
+                for part in ("val", "test"):
+                    for dim in (1, 2, 3):
+                        value = rng.uniform(0.5, 1.0)
+                        rows.append(
+                            dict(
+                                dataset=dataset,
+                                method=method,
+                                seed=seed,
+                                fold=0,
+                                part=part,
+                                classifier="1nn",
+                                metric="accuracy",
+                                dim=dim,
+                                value=value,
+                            )
+                        )
+    return pd.DataFrame(rows)
+
+
+def test_table_cells_max_and_fixed_dimension():
+    scores = synthetic_scores()
+    cells = report.table_cells(scores, {"classifier": "1nn", "scale": 100})
+    test = scores[(scores["part"] == "test") & (scores["dim"] == 3)]
+    for cell in cells.itertuples():
+        values = (
+            100 * test[(test["dataset"] == cell.dataset) & (test["method"] == cell.method)]["value"]
+        )
+        assert cell.value == pytest.approx(values.mean())
+        assert cell.std == pytest.approx(np.std(values.to_numpy()))  # ddof=0
+        assert cell.n == 3
+    capped = report.table_cells(scores[scores["dim"] <= 2], {"classifier": "1nn", "dimension": 5})
+    two = scores[(scores["part"] == "test") & (scores["dim"] == 2)]
+    assert capped["value"].tolist() == pytest.approx(
+        two.groupby(["dataset", "method"], sort=False)["value"].mean().tolist()
+    )
+
+
+def test_table_cells_best_dimension_on_test_or_validation():
+    scores = synthetic_scores()
+    for dimension, part in (("best", "test"), ("best_val", "val")):
+        spec = {"classifier": "1nn", "metric": "error", "dimension": dimension}
+        cells = report.table_cells(scores, spec)
+        for cell in cells.itertuples():
+            sel = scores[(scores["dataset"] == cell.dataset) & (scores["method"] == cell.method)]
+            errors = 1 - sel[sel["part"] == part].groupby("dim")["value"].mean()
+            assert cell.detail == errors.idxmin()
+            reported = 1 - sel[(sel["part"] == "test") & (sel["dim"] == cell.detail)]["value"]
+            assert cell.value == pytest.approx(reported.mean())
+
+
+def test_collect_table_writes_ordered_deterministic_tables(tmp_path):
+    scores = synthetic_scores()
+    files = []
+    for i, (_, group) in enumerate(scores.groupby(["dataset", "method"])):
+        files.append(tmp_path / f"s{i}.csv")
+        group.to_csv(files[-1], index=False)
+    spec = {"classifier": "1nn", "scale": 100, "decimals": 1, "caption": "Acc"}
+    labels = {"method": {"M2": "Second", "M1": "First"}, "dataset": {"b": "B", "a": "A"}}
+    shown = report.collect_table(
+        files, tmp_path / "out" / "t", tmp_path / "long.csv", spec=spec, labels=labels
+    )
+    assert list(shown.columns) == ["method", "B", "A"] and list(shown["method"]) == [
+        "Second",
+        "First",
+    ]
+    assert all(" \u00b1 " in cell for cell in shown[["A", "B"]].to_numpy().ravel())
+    first = {s: (tmp_path / "out" / f"t.{s}").read_bytes() for s in ("csv", "md", "tex")}
+    report.collect_table(
+        files[::-1], tmp_path / "out" / "t", tmp_path / "long.csv", spec=spec, labels=labels
+    )
+    assert first == {s: (tmp_path / "out" / f"t.{s}").read_bytes() for s in ("csv", "md", "tex")}
+    long = pd.read_csv(tmp_path / "long.csv")
+    assert list(zip(long["dataset"], long["method"], strict=True)) == [
+        ("b", "M2"),
+        ("b", "M1"),
+        ("a", "M2"),
+        ("a", "M1"),
+    ]
+
+
+def test_collect_table_against_paper_reference(tmp_path):
+    scores = synthetic_scores()
+    scores.to_csv(tmp_path / "s.csv", index=False)
+    paper = pd.DataFrame(
+        {"row": ["First", "Paper only"], "column": ["A", "A"], "value": [80.0, 70.0]}
+    )
+    paper.to_csv(tmp_path / "paper.csv", index=False)
+    spec = {"classifier": "1nn", "scale": 100, "not_reproduced": {"Paper only": "not implemented"}}
+    labels = {"method": {"M1": "First", "M2": "Second"}, "dataset": {"a": "A", "b": "B"}}
+    shown = report.collect_table(
+        [tmp_path / "s.csv"],
+        tmp_path / "t",
+        tmp_path / "long.csv",
+        spec=spec,
+        labels=labels,
+        reference=tmp_path / "paper.csv",
+    )
+    assert "A paper" in shown.columns and "A \u0394" in shown.columns
+    assert shown.loc[shown["method"] == "Paper only", "A ours"].item().startswith("not reproduced")
+
+
+def test_plot_projection_is_deterministic(tmp_path):
+    rng = np.random.default_rng(0)
+    paths = {}
+    for d in ("D1", "D2"):
+        for m, k in (("M1", 2), ("M2", 1)):
+            path = tmp_path / f"{d}{m}.npz"
+            io.write_npz(
+                path, {"Z_test": rng.normal(size=(30, k)), "y_test": rng.integers(0, 12, 30)}
+            )
+            paths[(d, m)] = path
+    report.plot_projection(paths, tmp_path / "a", title="t")
+    report.plot_projection(paths, tmp_path / "b", title="t")
+    for suffix in (".pdf", ".png"):
+        a, b = (tmp_path / f"a{suffix}").read_bytes(), (tmp_path / f"b{suffix}").read_bytes()
+        assert a == b and len(a) > 1000
+
+
+# ------------------------------------------------------------------------------------------
+# runtime: threads and job logging
+# ------------------------------------------------------------------------------------------
+
+
+def test_limit_threads_applies_to_blas_and_numba():
+    import numba
+
+    before = numba.get_num_threads()
+    try:
+        report_ = runtime.limit_threads(1)
+        assert report_["numba"] == 1 and numba.get_num_threads() == 1
+        assert all(n == 1 for n in report_.values())
+        assert os.environ["OMP_NUM_THREADS"] == "1"
+    finally:
+        runtime._active_limits.restore_original_limits()
+        numba.set_num_threads(before)
+    with pytest.raises(ValueError, match=">= 1"):
+        runtime.limit_threads(0)
+
+
+def test_script_header_sizes_numba_pool_before_import(tmp_path):
+    """The export the workflow scripts do before importing graphdr reaches numba's pool size."""
+    code = (
+        "import os, sys\n"
+        "os.environ['NUMBA_NUM_THREADS'] = '1'\n"
+        f"sys.path.insert(0, {str(SRC)!r})\n"
+        "from graphdr.pipeline import runtime\n"
+        "import numba\n"
+        "print(numba.config.NUMBA_NUM_THREADS, runtime.limit_threads(1)['numba'])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1", "1"]
+
+
+class _FakeSnakemake:
+    def __init__(self, log, threads=1):
+        self.log, self.threads, self.rule = [str(log)], threads, "fake_rule"
+        self.wildcards = {"dataset": "x"}
+
+
+def test_job_logs_threads_and_failures(tmp_path):
+    import numba
+
+    before = numba.get_num_threads()
+    log = tmp_path / "job.log"
+    try:
+        with pytest.raises(ZeroDivisionError), runtime.job(_FakeSnakemake(log)):
+            1 / 0  # noqa: B018
+    finally:
+        runtime._active_limits.restore_original_limits()
+        numba.set_num_threads(before)
+    text = log.read_text()
+    assert "rule fake_rule, wildcards {'dataset': 'x'}" in text
+    assert "'numba': 1" in text
+    assert "job failed" in text and "ZeroDivisionError" in text

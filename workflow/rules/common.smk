@@ -1,0 +1,181 @@
+# Shared set-up: config validation, job environment, helpers that turn config into targets.
+# Every rule file uses these helpers; none of them hard-codes an experiment, dataset or method.
+
+import functools
+import importlib.util
+import os
+from pathlib import Path
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+# Package source of this checkout: jobs import it from here (see workflow/scripts) and rules
+# list the modules they use as inputs, so editing a module re-runs exactly the jobs below it.
+SRC = Path(workflow.basedir) / "src"
+
+
+def _load_module(name):
+    """Load a standard-library-only module of graphdr.pipeline by path (no package import)."""
+    path = SRC / "graphdr" / "pipeline" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_graphdr_workflow_{name}", path)
+    loaded = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loaded)
+    return loaded
+
+
+plan = _load_module("plan")
+codedeps = _load_module("codedeps")
+
+# ---- configuration: schema first (fills defaults), then the cross-checks --------------------
+validate(config, schema="../schemas/config.schema.yaml")
+plan.check_config(config)
+
+# ---- environment of every job ---------------------------------------------------------------
+# Set in this process, so local jobs inherit it; cluster jobs re-read this file. Env wins over
+# config: NUMBA_CACHE_DIR (per user), GRAPHDR_DATA_MIRROR / _HOME, GRAPHDR_EXTRA_REGISTRY.
+JOB_ENV = plan.job_environment(config, os.environ)
+os.environ.update(JOB_ENV)
+
+DATASETS = list(config["datasets"])
+EXPERIMENTS = list(config["experiments"])
+METHODS = sorted({m for e in config["experiments"].values() for m in e["methods"]})
+
+
+def _alternatives(names):
+    return "|".join(sorted(names)) or "(?!)"
+
+
+wildcard_constraints:
+    dataset=_alternatives(DATASETS),
+    experiment=_alternatives(EXPERIMENTS),
+    method=_alternatives(METHODS),
+    seed=r"\d+",
+    fold=r"\d+",
+    paper=r"[A-Za-z0-9][A-Za-z0-9_-]*",
+    table=_alternatives(job["name"] for job in plan.paper_jobs(config, "tables")),
+
+
+# ---- package code as inputs -----------------------------------------------------------------
+def code(*modules):
+    """Source files of the given graphdr modules and everything they import (inside graphdr).
+
+    Snakemake re-runs a job when one of these files changes content (it compares checksums of
+    small inputs, so a touched but unchanged file does not count).
+    """
+    return list(_code_files(modules))
+
+
+@functools.cache
+def _code_files(modules):
+    return tuple(os.path.relpath(f) for f in codedeps.code_closure(modules, SRC))
+
+
+def registry_files():
+    """Dataset registries a loader reads: the package's, plus a user registry when set."""
+    files = [os.path.relpath(SRC / "graphdr" / "datasets" / "registry.toml")]
+    if JOB_ENV.get("GRAPHDR_EXTRA_REGISTRY"):
+        files.append(JOB_ENV["GRAPHDR_EXTRA_REGISTRY"])
+    return files
+
+
+def raw_manifest(wildcards):
+    """The retrieve step's manifest, for datasets that read raw files (none for bundled sets)."""
+    source = config["datasets"][wildcards.dataset]["source"]
+    if plan.raw_files(source, registry_files()) == []:
+        return []
+    return rules.retrieve_dataset.output.manifest.format(dataset=wildcards.dataset)
+
+
+def estimator_code(wildcards):
+    """Code of a fit: the fit stage plus the module defining the configured estimator."""
+    spec = method_spec(wildcards)
+    defining = codedeps.defining_module(spec["estimator"], "graphdr.methods", SRC)
+    return code("graphdr.pipeline.fit", defining or "graphdr.methods")
+
+
+# ---- config lookups (input/params functions of wildcards) -----------------------------------
+def experiment_of(wildcards):
+    return config["experiments"][wildcards.experiment]
+
+
+def method_spec(wildcards):
+    return experiment_of(wildcards)["methods"][wildcards.method]
+
+
+def method_params(wildcards):
+    """The method spec without its display label (a new label must not re-run the fits)."""
+    return {k: v for k, v in method_spec(wildcards).items() if k != "label"}
+
+
+def selection_params(wildcards):
+    """The experiment's selection settings, for methods with a grid only."""
+    if not method_spec(wildcards).get("grid"):
+        return None
+    return experiment_of(wildcards).get("selection")
+
+
+def resource(rule_name, key):
+    """Resource ``key`` of a rule, per experiment when the job has one (see plan.resources_for)."""
+
+    def get(wildcards):
+        return plan.resources_for(config, rule_name, wildcards.get("experiment"))[key]
+
+    return get
+
+
+def table_spec(wildcards):
+    return plan.locate(config, "tables", wildcards.paper, wildcards.table)
+
+
+def figure_spec(wildcards):
+    return plan.locate(config, "figures", wildcards.paper, wildcards.figure)
+
+
+# ---- target lists ---------------------------------------------------------------------------
+def score_files(experiment):
+    """Every score CSV of an experiment (all datasets x methods x seeds x folds)."""
+    template = rules.evaluate_embedding.output.scores
+    return [template.format(**job) for job in plan.score_jobs(config, experiment)]
+
+
+def table_inputs(wildcards):
+    experiment, spec = table_spec(wildcards)
+    files = {"scores": score_files(experiment)}
+    if spec.get("reference"):
+        files["reference"] = spec["reference"]
+    return files
+
+
+def projection_inputs(wildcards):
+    """Embedding files of a projection figure, panel by panel (datasets x methods)."""
+    experiment, spec = figure_spec(wildcards)
+    template = rules.fit_embed.output.embedding
+    return [
+        template.format(experiment=experiment, **panel)
+        for panel in plan.figure_panels(config, experiment, spec)
+    ]
+
+
+def projection_panels(wildcards):
+    """(dataset label, method label) of each panel, in the order of projection_inputs."""
+    experiment, spec = figure_spec(wildcards)
+    names = plan.labels(config, experiment)
+    return [
+        (names["dataset"][p["dataset"]], names["method"][p["method"]])
+        for p in plan.figure_panels(config, experiment, spec)
+    ]
+
+
+def paper_outputs():
+    """Every file under paper_figures/ that the config asks for (the default target)."""
+    outputs = []
+    for job in plan.paper_jobs(config, "tables"):
+        outputs += expand(
+            rules.collect_table.output, paper=job["paper"], table=job["name"]
+        )
+    for job in plan.paper_jobs(config, "figures", kind="projection"):
+        outputs += expand(
+            rules.plot_projection.output, paper=job["paper"], figure=job["name"]
+        )
+    return outputs

@@ -1,0 +1,33 @@
+# Embeddings -> paper figures (PDF + PNG). One rule per figure kind (config: figures.<name>.kind).
+
+
+rule plot_projection:
+    """Scatter the first two embedding columns, one panel per (dataset, method)."""
+    input:
+        embeddings=projection_inputs,
+        code=code("graphdr.pipeline.report"),
+    output:
+        pdf="paper_figures/{paper}/{figure}.pdf",
+        png="paper_figures/{paper}/{figure}.png",
+    log:
+        "logs/plot_projection/{paper}/{figure}.log",
+    benchmark:
+        "results/benchmarks/plot_projection/{paper}/{figure}.tsv"
+    wildcard_constraints:
+        figure=_alternatives(
+            job["name"]
+            for job in plan.paper_jobs(config, "figures", kind="projection")
+        ),
+    localrule: True
+    conda:
+        "../../envs/plot.yaml"
+    threads: resource("plot_projection", "threads")
+    resources:
+        mem_mb=resource("plot_projection", "mem_mb"),
+        runtime=resource("plot_projection", "runtime"),
+    params:
+        panels=projection_panels,
+        part=lambda w: figure_spec(w)[1].get("part", "test"),
+        title=lambda w: figure_spec(w)[1].get("title"),
+    script:
+        "../scripts/plot_projection.py"

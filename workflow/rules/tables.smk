@@ -1,0 +1,29 @@
+# Scores -> paper tables (CSV, Markdown, LaTeX).
+
+
+rule collect_table:
+    """Aggregate the scores of one experiment into one paper table (config: tables:)."""
+    input:
+        unpack(table_inputs),
+        code=code("graphdr.pipeline.report"),
+    output:
+        csv="paper_figures/{paper}/{table}.csv",
+        md="paper_figures/{paper}/{table}.md",
+        tex="paper_figures/{paper}/{table}.tex",
+        long="results/tables/{paper}/{table}.csv",
+    log:
+        "logs/collect_table/{paper}/{table}.log",
+    benchmark:
+        "results/benchmarks/collect_table/{paper}/{table}.tsv"
+    localrule: True
+    conda:
+        "../../envs/plot.yaml"
+    threads: resource("collect_table", "threads")
+    resources:
+        mem_mb=resource("collect_table", "mem_mb"),
+        runtime=resource("collect_table", "runtime"),
+    params:
+        spec=lambda w: table_spec(w)[1],
+        labels=lambda w: plan.labels(config, table_spec(w)[0]),
+    script:
+        "../scripts/collect_table.py"

@@ -1,0 +1,30 @@
+"""Rule prepare_dataset: load one dataset (options, optional subsample) into results/prepared.
+
+Run by Snakemake, or by hand for debugging (`python workflow/scripts/prepare_dataset.py`): the example
+job below is then rebuilt from the workflow (edit its wildcards to debug another job).
+"""
+
+import os
+import sys
+from pathlib import Path
+
+if "snakemake" in globals():  # thread pools are sized when numpy/numba load: export first
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        os.environ[_var] = str(snakemake.threads)
+    _scripts = Path(snakemake.scriptdir)
+else:
+    _scripts = Path(__file__).parent
+sys.path.insert(0, str(_scripts.resolve().parents[1] / "src"))  # this checkout's graphdr
+
+from graphdr.pipeline import data, runtime  # noqa: E402
+
+if "snakemake" not in globals():
+    snakemake = runtime.mock_snakemake("prepare_dataset", dataset="wine")
+
+with runtime.job(snakemake):
+    data.prepare_dataset(
+        snakemake.params.source,
+        snakemake.output.prepared,
+        options=snakemake.params.options,
+        subsample_spec=snakemake.params.subsample,
+    )
