@@ -1,0 +1,120 @@
+"""The SLURM workflow profile (profiles/slurm) against the workflow and a real SLURM cluster.
+
+The first tests are static and fast: the profile parses, names existing rules, and a dry run with
+it forms the group jobs. The last test runs tests/slurm/run_slurm_test.sh, which starts a real
+one-node SLURM cluster on this machine (installing slurm-wlm and munge with apt-get when missing),
+runs a small target through sbatch and compares the outputs with a local run. It needs root and
+takes a few minutes; it skips, saying why, when it cannot run (GRAPHDR_SKIP_SLURM=1, not root,
+neither SLURM nor apt-get present, a real SLURM installation on the machine).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+PROFILE = ROOT / "profiles" / "slurm" / "config.yaml"
+SCRIPT = ROOT / "tests" / "slurm" / "run_slurm_test.sh"
+SKIP_STATUS = 77  # run_slurm_test.sh: "cannot run here"
+
+
+@pytest.fixture(scope="module")
+def profile() -> dict:
+    return yaml.safe_load(PROFILE.read_text())
+
+
+def rule_names() -> set[str]:
+    names = set()
+    for smk in (ROOT / "workflow" / "rules").glob("*.smk"):
+        names |= set(re.findall(r"^rule (\w+):", smk.read_text(), flags=re.MULTILINE))
+    return names
+
+
+def test_profile_settings(profile):
+    assert profile["executor"] == "slurm"
+    assert profile["latency-wait"] >= 60  # NFS attribute caching (docs/hpc.md)
+    assert profile["retries"] >= 1
+    resources = profile["default-resources"]
+    assert {"slurm_partition", "slurm_account", "mem_mb", "runtime"} <= set(resources)
+    # threads become --cpus-per-task only while no cpus_per_task resource overrides them
+    assert "cpus_per_task" not in resources
+
+
+def test_profile_groups_name_rules_of_the_workflow(profile):
+    rules = rule_names()
+    assert set(profile["groups"]) <= rules, set(profile["groups"]) - rules
+    assert set(profile["group-components"]) <= set(profile["groups"].values())
+    assert profile["groups"]["fit_embed"] == profile["groups"]["evaluate_embedding"]
+
+
+def test_dry_run_with_the_profile_forms_group_jobs(tmp_path):
+    """Every key is a valid option, and fit/evaluate jobs of the demo are bundled."""
+    for item in ("Snakefile", "workflow", "config", "envs", "profiles", "src"):
+        source = ROOT / item
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / item, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, tmp_path / item)
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--workflow-profile", "profiles/slurm"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    fits = int(re.search(r"^fit_embed\s+(\d+)$", proc.stdout, flags=re.MULTILINE).group(1))
+    groups = proc.stdout.count("Group job fit_evaluate")
+    per_group = yaml.safe_load(PROFILE.read_text())["group-components"]["fit_evaluate"]
+    assert groups == -(-fits // per_group), proc.stdout[-3000:]
+
+
+def _cannot_run_reason() -> str | None:
+    if os.environ.get("GRAPHDR_SKIP_SLURM") == "1":
+        return "GRAPHDR_SKIP_SLURM=1"
+    if not sys.platform.startswith("linux"):
+        return "the SLURM test cluster needs Linux"
+    if os.geteuid() != 0:
+        return "needs root to start slurmctld/slurmd/munged (and to apt-get install slurm-wlm)"
+    if shutil.which("slurmctld") is None and shutil.which("apt-get") is None:
+        return "SLURM is not installed and there is no apt-get to install slurm-wlm and munge"
+    return None
+
+
+@pytest.mark.slow
+@pytest.mark.workflow
+def test_workflow_runs_through_a_real_slurm_cluster():
+    reason = _cannot_run_reason()
+    if reason:
+        pytest.skip(f"real-SLURM test skipped: {reason}")
+    # Own session, so that on a timeout the whole script gets TERM and its EXIT trap stops the
+    # daemons it started (subprocess.run would SIGKILL the shell alone and leave them running).
+    proc = subprocess.Popen(
+        ["bash", str(SCRIPT)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, _ = proc.communicate(timeout=1800)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGTERM)
+        out, _ = proc.communicate(timeout=180)
+        pytest.fail(f"run_slurm_test.sh timed out after 30 min:\n{out[-6000:]}")
+    if proc.returncode == SKIP_STATUS:
+        lines = [line for line in out.splitlines() if line.startswith("SKIP:")]
+        pytest.skip(f"real-SLURM test skipped: {lines[-1] if lines else out[-500:]}")
+    assert proc.returncode == 0, out[-6000:]
+    assert "PASSED" in out
