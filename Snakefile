@@ -8,6 +8,10 @@
 configfile: "config/config.yaml"
 
 
+# `snakemake --report report.zip`: outputs grouped by paper, captions in workflow/report/.
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/datasets.smk"
 include: "workflow/rules/fit.smk"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -114,6 +115,23 @@ def test_atomic_stem_moves_every_suffix_or_none(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["table.csv", "table.md"]
 
 
+def test_writers_remove_what_a_killed_writer_left(tmp_path):
+    """SIGKILL skips cleanup: the next writer of the same output removes its temporaries only."""
+    import tempfile
+
+    killed = Path(tempfile.mkstemp(prefix=".x.", suffix=".tmp.npz", dir=tmp_path)[1])
+    other = Path(tempfile.mkstemp(prefix=".x.y.", suffix=".tmp.npz", dir=tmp_path)[1])
+    other_suffix = Path(tempfile.mkstemp(prefix=".x.", suffix=".tmp.pkl", dir=tmp_path)[1])
+    killed_stem = Path(tempfile.mkdtemp(prefix=".table.", suffix=".tmp", dir=tmp_path))
+    (killed_stem / "table.csv").write_text("half")
+    io.write_npz(tmp_path / "x.npz", {"a": np.arange(3)})
+    with io.atomic_stem(tmp_path / "table", [".csv"]) as tmp:
+        tmp.with_name(tmp.name + ".csv").write_text("whole")
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted([other.name, other_suffix.name, "table.csv", "x.npz"])
+    assert not killed.exists() and not killed_stem.exists()
+
+
 def test_csv_json_pickle_roundtrip(tmp_path):
     df = pd.DataFrame({"a": [1, 2], "b": [0.1, 1 / 3]})
     io.write_csv(df, tmp_path / "x.csv")
@@ -161,6 +179,38 @@ def test_code_closure_follows_imports_not_parents_or_strings(tmp_path):
         codedeps.code_closure(["pkg.nope"], tmp_path, package="pkg")
 
 
+def test_code_closure_counts_parent_packages_that_run_code(tmp_path):
+    """Importing one submodule runs its parents' __init__: they count unless they only re-export."""
+    _write(
+        tmp_path,
+        {
+            "pkg/__init__.py": '"""Doc."""\n',
+            "pkg/ev/__init__.py": (
+                '"""Re-exports."""\nfrom pkg.ev.a import f\nfrom .b import g\n'
+                "ALL: list = [f, g]\n__all__ = ['f', 'g', 'ALL']\n"
+            ),
+            "pkg/ev/a.py": "def f():\n    pass\n",
+            "pkg/ev/b.py": "from pkg.ev.a import f\ng = f\n",
+            "pkg/cfg/__init__.py": "import os\nTHREADS = int(os.environ.get('N', '1'))\n",
+            "pkg/cfg/c.py": "from pkg.ev.b import g\n",
+            "pkg/one.py": "from pkg.ev.a import f\n",
+            "pkg/whole.py": "from pkg import ev\n",
+            "pkg/deep.py": "from pkg.cfg.c import g\n",
+        },
+    )
+
+    def closure(module):
+        files = codedeps.code_closure([module], tmp_path, package="pkg")
+        return [p.relative_to(tmp_path / "pkg").as_posix() for p in files]
+
+    assert codedeps.reexports_only(tmp_path / "pkg/ev/__init__.py")
+    assert not codedeps.reexports_only(tmp_path / "pkg/cfg/__init__.py")
+    assert closure("pkg.one") == ["ev/a.py", "one.py"]  # not b.py through the parent
+    assert closure("pkg.whole") == ["ev/__init__.py", "ev/a.py", "ev/b.py", "whole.py"]
+    # a parent that computes something counts, with what it imports
+    assert closure("pkg.deep") == ["cfg/__init__.py", "cfg/c.py", "deep.py", "ev/a.py", "ev/b.py"]
+
+
 def test_defining_module_scans_text(tmp_path):
     _write(
         tmp_path,
@@ -178,14 +228,46 @@ def test_defining_module_scans_text(tmp_path):
 
 def test_real_stage_dependencies():
     """Table code does not depend on the estimators; fit code depends on its estimator only."""
-    report_files = {p.name for p in codedeps.code_closure(["graphdr.pipeline.report"], SRC)}
-    assert {"report.py", "reporting.py", "io.py"} <= report_files
-    assert "graph_embedding.py" not in report_files and "evaluation.py" not in report_files
+    report_files = codedeps.code_closure(["graphdr.pipeline.report"], SRC)
+    assert {"report.py", "reporting.py", "io.py"} <= {p.name for p in report_files}
+    assert not [p for p in report_files if p.parent.name in ("methods", "evaluation")]
     module = codedeps.defining_module("LDA_GE", "graphdr.methods", SRC)
     assert module == LDA_GE.__module__
     fit_files = codedeps.code_closure(["graphdr.pipeline.fit", module], SRC)
     assert SRC / "graphdr" / "methods" / "graph_embedding.py" in fit_files
     assert SRC / "graphdr" / "solvers.py" in fit_files
+
+
+def test_evaluation_is_split_by_concern():
+    """Drawing splits does not depend on the classifiers; scoring does not depend on the splits."""
+    evaluation = SRC / "graphdr" / "evaluation"
+
+    def closure(module):
+        return {
+            p.relative_to(evaluation).as_posix() for p in _closure(module) if p.parent == evaluation
+        }
+
+    assert closure("graphdr.pipeline.splits") == {"_checks.py", "splits.py"}
+    assert closure("graphdr.pipeline.evaluate") == {
+        "_checks.py",
+        "classifiers.py",
+        "metrics.py",
+        "selection.py",
+    }
+    assert "classifiers.py" in closure("graphdr.pipeline.fit")  # grid selection scores with one
+    # the package keeps its public API in one namespace
+    import graphdr.evaluation as ev
+    from graphdr.evaluation import classifiers, selection
+    from graphdr.evaluation import splits as ev_splits
+
+    assert ev.make_classifier is classifiers.make_classifier
+    assert ev.score_dimensions is selection.score_dimensions
+    assert ev.stratified_split is ev_splits.stratified_split
+    assert all(hasattr(ev, name) for name in ev.__all__)
+
+
+def _closure(module):
+    return codedeps.code_closure([module], SRC)
 
 
 # ------------------------------------------------------------------------------------------
@@ -264,6 +346,29 @@ def test_check_config_metric_must_match_classifier():
         plan.check_config(config)
 
 
+def _rule_blocks() -> dict[str, str]:
+    blocks = {}
+    for smk in sorted((SRC.parent / "workflow" / "rules").glob("*.smk")):
+        for block in re.split(r"^rule ", smk.read_text(), flags=re.MULTILINE)[1:]:
+            blocks[block.split(":", 1)[0]] = block
+    return blocks
+
+
+def test_rule_placement_retries_and_sized_resources():
+    """Downloads, tables and plots run on the submit host; downloads retry; every rule is sized."""
+    import yaml
+
+    blocks = _rule_blocks()
+    local = {name for name, block in blocks.items() if "    localrule: True" in block}
+    assert local == {"retrieve_dataset", "collect_table", "plot_projection"}
+    assert re.search(r"^    retries: [1-9]", blocks["retrieve_dataset"], flags=re.MULTILINE)
+    config = yaml.safe_load((SRC.parent / "config" / "config.yaml").read_text())
+    for name in blocks:
+        resources = plan.resources_for(config, name)
+        assert name in config["resources"], f"rule {name} has no measured resources in the config"
+        assert set(resources) == {"threads", "mem_mb", "runtime"}, name
+
+
 def test_resources_precedence():
     config = demo_config(resources={"fit_embed": {"mem_mb": 9000}})
     config["resources"] = {
@@ -284,6 +389,43 @@ def test_job_environment_precedence(monkeypatch):
     assert env == {"NUMBA_CACHE_DIR": "/c", "GRAPHDR_DATA_MIRROR": ""}  # environment wins
     env = plan.job_environment({}, {"XDG_CACHE_HOME": "/x"})
     assert env == {"NUMBA_CACHE_DIR": os.path.join("/x", "graphdr", "numba")}
+
+
+def test_registry_record_changes_only_with_its_dataset(tmp_path):
+    package = SRC / "graphdr" / "datasets" / "registry.toml"
+    base = plan.read_registries([package])
+    iris, wine = plan.registry_record("iris", base), plan.registry_record("sklearn_wine", base)
+    assert iris["files"] == {
+        "uci/keel/iris.dat": datasets.file_entry("uci/keel/iris.dat")["sha256"]
+    }
+    assert iris["dataset"]["loader"] == "keel" and list(iris["dataset"]) == sorted(iris["dataset"])
+    assert wine["files"] == {} and plan.registry_record("unknown", base) is None
+    # a user registry replacing iris's file (new bytes, new sha256) changes iris's record only;
+    # a new download URL of the same bytes changes nothing
+    sha = "0" * 64
+    user = tmp_path / "extra.toml"
+    user.write_text(
+        f'[files."mine/iris.dat"]\nsha256 = "{sha}"\n'
+        '[files."uci/keel/wine.dat"]\nsha256 = "'
+        + datasets.file_entry("uci/keel/wine.dat")["sha256"]
+        + '"\nurls = ["https://example.org/wine.dat"]\n'
+        '[datasets.iris]\nloader = "keel"\nfiles = ["mine/iris.dat"]\n'
+    )
+    merged = plan.read_registries([package, user])
+    assert plan.registry_record("iris", merged)["files"] == {"mine/iris.dat": sha}
+    for name in ("wine", "sklearn_wine", "glass"):
+        assert plan.registry_record(name, merged) == plan.registry_record(name, base), name
+    with pytest.raises(FileNotFoundError, match="GRAPHDR_EXTRA_REGISTRY"):
+        plan.read_registries([package, tmp_path / "missing.toml"])
+
+
+def test_check_sources_names_unknown_datasets():
+    registry = plan.read_registries([SRC / "graphdr" / "datasets" / "registry.toml"])
+    plan.check_sources(demo_config() | {"datasets": {"a": {"source": "iris"}}}, registry)
+    config = {"datasets": {"a": {"source": "iriss"}, "b": {"source": "wine"}}}
+    with pytest.raises(ValueError, match=r"datasets.a.source 'iriss'.*did you mean iris") as err:
+        plan.check_sources(config, registry)
+    assert "datasets.b" not in str(err.value)
 
 
 def test_raw_files_reads_registries_in_priority(tmp_path):
@@ -673,6 +815,24 @@ def test_script_header_sizes_numba_pool_before_import(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["1", "1"]
+
+
+def test_limit_threads_leaves_numba_unloaded_and_sized(tmp_path):
+    """A job that never compiles does not pay numba's import; a later import gets the limit."""
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(SRC)!r})\n"
+        "from graphdr.pipeline import runtime\n"
+        "report = runtime.limit_threads(1)\n"
+        "loaded = 'numba' in sys.modules\n"
+        "import numba\n"
+        "print(loaded, 'numba' in report, numba.get_num_threads(), runtime.thread_report()['numba'])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_NUM_THREADS"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stdout.split() == ["False", "False", "1", "1"]
 
 
 class _FakeSnakemake:

@@ -1,20 +1,35 @@
 """Real Snakemake runs of the quick configuration, in a temporary copy of the repository.
 
-One module-scoped build (the demo target) is shared by the tests, which then ask Snakemake what
-it would do next (`snakemake -n`) after touching code or config, run a script by hand, and
-finally rebuild everything to compare bytes. Tests run in file order; the last one rebuilds.
+One module-scoped build is shared by every test, and the build itself exercises three behaviours
+(recorded, then asserted by the tests below):
+
+1. it first asks for the projection figure alone, so only that figure's ancestors run;
+2. it then starts the rest of the quick run and SIGKILLs the Snakemake process group while jobs
+   are running (no clean-up at all: stale lock, incomplete markers);
+3. it recovers as docs/workflow.md says (``--unlock``, then ``--rerun-incomplete``).
+
+Tests then ask Snakemake what it would do next (``snakemake -n``, job by job) after editing code,
+config or data, run a few small targets, build the report, and the last test rebuilds everything
+(``--forceall``) and compares every output byte for byte with the recovered build. Raw files come
+from a copy of the offline mirror in a temporary directory, so tests can damage or replace them.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import pickle
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
+import zipfile
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -26,41 +41,129 @@ SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 QUICK = ["--configfile", "config/quick.yaml"]
 TABLE = Path("paper_figures/demo/demo_accuracy")
 FIGURE = Path("paper_figures/demo/demo_projection")
-MIRROR = ROOT.parent / "shared" / "datasets"
+MIRROR = Path(os.environ.get("GRAPHDR_DATA_MIRROR") or ROOT.parent / "shared" / "datasets")
+IRIS = "uci/keel/iris.dat"  # the demo's raw-file dataset (KEEL Iris)
+DATASETS = ("digits", "wine", "iris")
+METHODS = ("PCA_GE", "LDA_GE", "KDA_GE")
+FIGURE_DATASETS = ("digits", "wine")  # config: figures.demo_projection.datasets
+TIMEOUT = 600
 
 
-def snakemake(repo: Path, *args: str, env: dict | None = None, check: bool = True):
-    """Run Snakemake in ``repo``; returns the completed process (stdout and stderr merged)."""
+# ------------------------------------------------------------------------------------------
+# running Snakemake and reading what it did
+# ------------------------------------------------------------------------------------------
+
+
+def snakemake(repo: Path, *args: str, env: dict, configs=(), check: bool = True):
+    """Run Snakemake on the quick config (+ overlays ``configs``) in ``repo``.
+
+    Returns the completed process (stdout and stderr merged). Targets go in ``args``: they must
+    come before ``--configfile``, which takes every word after it.
+    """
     proc = subprocess.run(
-        [SNAKEMAKE, "--cores", "2", "--scheduler", "greedy", *args],
+        [SNAKEMAKE, "--cores", "2", "--scheduler", "greedy", *args, *QUICK, *configs],
         cwd=repo,
-        env={**os.environ, **(env or {})},
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        timeout=TIMEOUT,
     )
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-5000:]}")
     return proc
 
 
-def planned(repo: Path, *args: str, env: dict | None = None) -> dict[str, int]:
-    """Jobs a dry run would execute, by rule (``{}`` when nothing is to be done)."""
-    out = snakemake(repo, "-n", *QUICK, *args, env=env).stdout
-    if "Nothing to be done" in out:
-        return {}
-    table = out.split("Job stats:", 1)[1]
-    counts = dict(re.findall(r"^(\w+)\s+(\d+)$", table, flags=re.MULTILINE))
-    counts.pop("total")
-    return {rule: int(n) for rule, n in counts.items() if rule != "all"}
+_JOB = re.compile(r"^(?:local)?rule (\w+):\n(?:    .*\n)*?    output: ([^,\n]+)", re.MULTILINE)
 
 
-def outputs(repo: Path) -> dict[str, bytes]:
-    files = [TABLE.with_suffix(s) for s in (".csv", ".md", ".tex")]
-    files += [FIGURE.with_suffix(s) for s in (".pdf", ".png")]
-    files += sorted(p.relative_to(repo) for p in (repo / "results" / "scores").rglob("*.csv"))
-    files.append(Path("results/tables/demo/demo_accuracy.csv"))
-    return {str(f): (repo / f).read_bytes() for f in files}
+def jobs_in(log: str) -> set[str]:
+    """Jobs a Snakemake log announces (run or dry run), each named by its first output file."""
+    return {output for rule, output in _JOB.findall(log) if rule != "all"}
+
+
+def planned(repo: Path, *targets: str, env: dict, configs=()) -> set[str]:
+    """Jobs a dry run of the quick config would execute (empty when nothing is to be done)."""
+    out = snakemake(repo, "-n", *targets, env=env, configs=configs).stdout
+    jobs = jobs_in(out)
+    assert bool(jobs) != ("Nothing to be done" in out), out[-3000:]
+    return jobs
+
+
+# first output of each rule's job, so that expected job sets read like the DAG
+def retrieve(d):
+    return f"results/raw/{d}.json"
+
+
+def prepare(d):
+    return f"results/prepared/{d}.npz"
+
+
+def split(d, experiment="demo", seed=0):
+    return f"results/splits/{experiment}/{d}/seed{seed}.npz"
+
+
+def fit(d, m, experiment="demo", seed=0):
+    return f"results/fit/{experiment}/{d}/{m}/seed{seed}_fold0.pkl"
+
+
+def score(d, m, experiment="demo", seed=0):
+    return f"results/scores/{experiment}/{d}/{m}/seed{seed}_fold0.csv"
+
+
+def fits(datasets=DATASETS, methods=METHODS, **kw) -> set[str]:
+    return {fit(d, m, **kw) for d in datasets for m in methods}
+
+
+def scores(datasets=DATASETS, methods=METHODS, **kw) -> set[str]:
+    return {score(d, m, **kw) for d in datasets for m in methods}
+
+
+TABLE_JOB = str(TABLE.with_suffix(".csv"))
+FIGURE_JOB = str(FIGURE.with_suffix(".pdf"))
+
+
+def read_back(path: Path):
+    """Load an output the way its reader does; raises on a truncated or damaged file."""
+    suffix = path.suffix
+    if suffix == ".npz":
+        with np.load(path, allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    if suffix in (".csv", ".tsv"):
+        return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",")
+    if suffix == ".json":
+        return json.loads(path.read_text())
+    if suffix == ".pkl":
+        with open(path, "rb") as fh:
+            return pickle.load(fh)  # noqa: S301 (this workflow's own file)
+    if suffix in (".md", ".tex"):
+        text = path.read_text(encoding="utf-8")
+        assert text.endswith("\n"), path
+        return text
+    magic = {".pdf": b"%PDF", ".png": b"\x89PNG"}[suffix]
+    data = path.read_bytes()
+    assert data.startswith(magic) and (suffix != ".pdf" or data.rstrip().endswith(b"%%EOF")), path
+    return data
+
+
+def output_files(repo: Path) -> list[Path]:
+    """Every workflow output (results/ and paper_figures/), relative to ``repo``."""
+    files = [p for d in ("results", "paper_figures") for p in (repo / d).rglob("*") if p.is_file()]
+    return sorted(p.relative_to(repo) for p in files)
+
+
+def deterministic(files: list[Path]) -> list[Path]:
+    """Outputs that must be byte-identical run to run (not timings: benchmarks, fit info)."""
+    return [
+        f
+        for f in files
+        if f.parts[1] != "benchmarks" and not (f.parts[1] == "fit" and f.suffix == ".json")
+    ]
+
+
+# ------------------------------------------------------------------------------------------
+# the shared build
+# ------------------------------------------------------------------------------------------
 
 
 def _ignore(directory, names):
@@ -68,64 +171,203 @@ def _ignore(directory, names):
     return [n for n in names if n in skip or n.endswith(".egg-info")]
 
 
-@pytest.fixture(scope="module")
-def repo(tmp_path_factory):
-    """A copy of the workflow and package, with the quick demo built once."""
-    dest = tmp_path_factory.mktemp("graphdr") / "repo"
-    dest.mkdir()
+def copy_checkout(dest: Path) -> Path:
+    dest.mkdir(parents=True)
     for item in ("Snakefile", "workflow", "config", "envs", "profiles", "src"):
         source = ROOT / item
         if source.is_dir():
             shutil.copytree(source, dest / item, ignore=_ignore)
         elif source.exists():
             shutil.copy2(source, dest / item)
-    snakemake(dest, *QUICK)
     return dest
 
 
-def overlay(repo: Path, name: str, text: str) -> list[str]:
+def clean_env(**variables) -> dict:
+    """This process's environment without any GRAPHDR_* setting, plus ``variables``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHDR_")}
+    return env | {k: str(v) for k, v in variables.items()}
+
+
+def incomplete_markers(repo: Path) -> set[str]:
+    """Outputs Snakemake has marked incomplete (jobs started and not finished)."""
+    markers = repo / ".snakemake" / "incomplete"
+    if not markers.is_dir():
+        return set()
+    return {base64.b64decode(p.name).decode() for p in markers.iterdir() if p.is_file()}
+
+
+def kill_while_running(repo: Path, env: dict, log: Path, prefix: str) -> None:
+    """Start the quick run; SIGKILL its whole process group while a job writing ``prefix*`` runs.
+
+    Waits for Snakemake's incomplete marker of such an output (set when the job starts), so the
+    kill lands mid-job: a job imports numpy/scikit-learn for more than a second before any work.
+    """
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [SNAKEMAKE, "--cores", "2", "--scheduler", "greedy", *QUICK],
+            cwd=repo,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: the jobs are in it too
+        )
+    deadline = time.monotonic() + TIMEOUT
+    while not any(f.startswith(prefix) for f in incomplete_markers(repo)):
+        assert proc.poll() is None, (
+            f"the run ended before a {prefix} job:\n{log.read_text()[-3000:]}"
+        )
+        assert time.monotonic() < deadline, f"no {prefix} job started after {TIMEOUT} s"
+        time.sleep(0.02)
+    time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    for _ in range(100):  # until every job process of the group is gone
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def build(tmp_path_factory):
+    """The quick demo, built in three steps (see the module doc); returns what each step did."""
+    if not (MIRROR / IRIS).is_file():
+        pytest.skip(f"no offline data mirror with {IRIS} ({MIRROR})")
+    base = tmp_path_factory.mktemp("graphdr")
+    repo = copy_checkout(base / "repo")
+    mirror = base / "mirror"
+    (mirror / IRIS).parent.mkdir(parents=True)
+    shutil.copy2(MIRROR / IRIS, mirror / IRIS)
+    env = clean_env(GRAPHDR_DATA_MIRROR=mirror, GRAPHDR_DATA_HOME=base / "home")
+    record = {"repo": repo, "env": env, "base": base, "mirror": mirror}
+
+    # 1. one figure: only its ancestors run
+    out = snakemake(repo, str(FIGURE.with_suffix(".png")), env=env).stdout
+    record["figure_jobs"] = jobs_in(out)
+    record["after_figure"] = output_files(repo)
+
+    # 2. the rest, killed while evaluation jobs run
+    log = base / "killed.log"
+    kill_while_running(repo, env, log, prefix="results/scores/")
+    record["killed_log"] = log.read_text()
+    record["incomplete"] = incomplete_markers(repo)
+    record["after_kill"] = output_files(repo)
+    record["unreadable_after_kill"] = []
+    for f in record["after_kill"]:
+        try:
+            read_back(repo / f)
+        except Exception as exc:  # collected, asserted empty by the test
+            record["unreadable_after_kill"].append(f"{f}: {exc!r}")
+
+    # 3. recovery: a plain rerun meets the stale lock; unlock; rerun the incomplete jobs
+    record["locked"] = snakemake(repo, env=env, check=False)
+    snakemake(repo, "--unlock", env=env)
+    out = snakemake(repo, "--rerun-incomplete", env=env).stdout
+    record["resumed_jobs"] = jobs_in(out)
+    record["markers_left"] = sorted(incomplete_markers(repo))
+    record["hidden_after_resume"] = [f for f in output_files(repo) if f.name.startswith(".")]
+    files = deterministic(output_files(repo))
+    record["bytes"] = {f: (repo / f).read_bytes() for f in files}
+    return record
+
+
+@pytest.fixture(scope="module")
+def repo(build) -> Path:
+    return build["repo"]
+
+
+@pytest.fixture(scope="module")
+def env(build) -> dict:
+    return build["env"]
+
+
+def overlay(repo: Path, name: str, text: str) -> tuple[str]:
+    """Write the config overlay ``config/<name>``; returns ``configs=`` for the run helpers."""
     (repo / "config" / name).write_text(text)
-    return ["--configfile", "config/quick.yaml", f"config/{name}"]
+    return (f"config/{name}",)
 
 
+# ------------------------------------------------------------------------------------------
+# the build
 # ------------------------------------------------------------------------------------------
 
 
 def test_demo_table_and_figure_are_built(repo):
     long = pd.read_csv(repo / "results/tables/demo/demo_accuracy.csv")
-    assert len(long) == 2 * 3 and set(long["n"]) == {1}  # quick: one seed
+    assert len(long) == len(DATASETS) * len(METHODS) and set(long["n"]) == {1}  # one seed
     assert long["value"].between(50, 100).all(), long
     lda_wine = long[(long["dataset"] == "wine") & (long["method"] == "LDA_GE")]["value"].item()
     assert lda_wine > 85  # wine is nearly separable by LDA
     shown = pd.read_csv(repo / TABLE.with_suffix(".csv"))
-    assert list(shown.columns) == ["method", "Digits", "Wine"]
+    assert list(shown.columns) == ["method", "Digits", "Wine", "Iris"]
     assert list(shown["method"]) == ["PCA-GE", "LDA-GE", "KDA-GE"]
     assert "| PCA-GE |" in (repo / TABLE.with_suffix(".md")).read_text()
     assert r"\toprule" in (repo / TABLE.with_suffix(".tex")).read_text()
     assert (repo / FIGURE.with_suffix(".pdf")).read_bytes().startswith(b"%PDF")
     assert (repo / FIGURE.with_suffix(".png")).read_bytes().startswith(b"\x89PNG")
+    # the raw-file dataset went through retrieve_dataset, whose manifest pins the file
+    manifest = json.loads((repo / "results/raw/iris.json").read_text())
+    assert list(manifest["files"]) == [IRIS] and len(manifest["files"][IRIS]) == 64
 
 
-def test_second_run_does_nothing(repo):
-    assert planned(repo) == {}
+def test_second_run_does_nothing(repo, env):
+    assert planned(repo, env=env) == set()
+
+
+def test_target_builds_only_its_ancestors(build):
+    """`snakemake paper_figures/demo/demo_projection.png` ran exactly the figure's ancestors."""
+    expected = {prepare(d) for d in FIGURE_DATASETS} | {split(d) for d in FIGURE_DATASETS}
+    expected |= fits(FIGURE_DATASETS) | {FIGURE_JOB}
+    assert build["figure_jobs"] == expected
+    made = {str(f) for f in build["after_figure"] if f.parts[1] != "benchmarks"}
+    assert not [f for f in made if "scores" in f or "iris" in f or "demo_accuracy" in f]
+
+
+def test_killed_run_recovers_without_corrupt_output(build):
+    """SIGKILL mid-run: every file left loads; Snakemake marked the jobs in flight; rerun redoes them."""
+    assert "rule evaluate_embedding:" in build["killed_log"]
+    assert build["unreadable_after_kill"] == []  # no truncated file under an output's name
+    # Snakemake's incomplete markers name outputs of the jobs that were running
+    assert [f for f in build["incomplete"] if f.startswith("results/scores/")]
+    started = {
+        f for line in re.findall(r"    output: (.*)", build["killed_log"]) for f in line.split(", ")
+    }
+    assert build["incomplete"] <= started
+    # the stale lock stops a plain rerun, and the message gives the fix
+    locked = build["locked"]
+    assert locked.returncode != 0 and "--unlock" in locked.stdout, locked.stdout[-2000:]
+    # after --unlock, the rerun redid every interrupted job (named by its first output here)
+    interrupted = {
+        re.sub(r"^(results/fit/.*)\.(npz|json)$", r"\1.pkl", f) for f in build["incomplete"]
+    }
+    assert interrupted <= build["resumed_jobs"]
+    assert build["resumed_jobs"].isdisjoint(build["figure_jobs"])  # nothing finished ran twice
+    assert build["markers_left"] == []
+    assert build["hidden_after_resume"] == []  # temporaries of killed writers are gone
+
+
+def _thread_limits(log: str) -> dict[str, int]:
+    """The last thread report of a job log (the job's pools at its end: numba once loaded)."""
+    last = re.findall(r"threads(?: at the end)?: (\{.*\})", log)[-1]
+    return eval(last)  # noqa: S307 (a dict literal this workflow wrote)
 
 
 def test_jobs_log_their_thread_limits(repo):
     config = yaml.safe_load((repo / "config/config.yaml").read_text())
     fit_threads = config["resources"]["fit_embed"]["threads"]
     fit_log = (repo / "logs/fit_embed/demo/wine/KDA_GE/seed0_fold0.log").read_text()
-    limits = eval(re.search(r"threads: (\{.*\})", fit_log).group(1))  # noqa: S307 (own log)
+    limits = _thread_limits(fit_log)
     assert limits["numba"] == fit_threads and limits.get("openblas", fit_threads) == fit_threads
-    prep_log = (repo / "logs/prepare_dataset/wine.log").read_text()
-    assert set(eval(re.search(r"threads: (\{.*\})", prep_log).group(1)).values()) == {1}  # noqa: S307
+    assert set(_thread_limits((repo / "logs/prepare_dataset/wine.log").read_text()).values()) == {1}
     assert "NUMBA_CACHE_DIR: " in fit_log
     # jobs run the package of this checkout (the copy), not the installed one
     assert f"graphdr imported from {repo / 'src' / 'graphdr'}" in fit_log
 
 
-def test_target_builds_only_its_ancestors(repo):
-    jobs = planned(repo, "--forceall", str(FIGURE.with_suffix(".png")))
-    assert jobs == {"prepare_dataset": 2, "make_splits": 2, "fit_embed": 6, "plot_projection": 1}
+# ------------------------------------------------------------------------------------------
+# what re-runs after a change
+# ------------------------------------------------------------------------------------------
 
 
 def _edit(path: Path) -> tuple[str, int, int]:
@@ -135,92 +377,225 @@ def _edit(path: Path) -> tuple[str, int, int]:
     return text, stat.st_atime_ns, stat.st_mtime_ns
 
 
+BELOW_FITS = fits() | scores() | {TABLE_JOB, FIGURE_JOB}
+
+
 @pytest.mark.parametrize(
     ("module", "expected"),
     [
-        ("graphdr/reporting.py", {"collect_table": 1, "plot_projection": 1}),
-        ("graphdr/pipeline/evaluate.py", {"evaluate_embedding": 6, "collect_table": 1}),
-        (
-            "graphdr/methods/graph_embedding.py",
-            {"fit_embed": 6, "evaluate_embedding": 6, "collect_table": 1, "plot_projection": 1},
-        ),
+        ("graphdr/reporting.py", {TABLE_JOB, FIGURE_JOB}),
+        ("graphdr/pipeline/evaluate.py", scores() | {TABLE_JOB}),
+        ("graphdr/methods/graph_embedding.py", BELOW_FITS),
+        # a classifier is used by grid selection (fits) and scoring, not by the splits
+        ("graphdr/evaluation/classifiers.py", BELOW_FITS),
+        ("graphdr/evaluation/splits.py", {split(d) for d in DATASETS} | BELOW_FITS),
     ],
 )
-def test_code_change_reruns_exactly_downstream_jobs(repo, module, expected):
+def test_code_change_reruns_exactly_downstream_jobs(repo, env, module, expected):
     path = repo / "src" / module
     text, *times = _edit(path)
     try:
-        assert planned(repo) == expected
+        assert planned(repo, env=env) == expected
     finally:
         path.write_text(text)
         os.utime(path, ns=tuple(times))
-    assert planned(repo) == {}
+    assert planned(repo, env=env) == set()  # same content again: nothing to do
 
 
-def test_adding_a_method_touches_config_only(repo):
+KDA_PARAM = (
+    "experiments:\n  demo:\n    methods:\n      KDA_GE: {params: {kernel: rbf, gamma: 0.05}}\n"
+)
+OTHER = """experiments:
+  other:
+    paper: other
+    datasets: [wine]
+    methods: {LDA_GE: {estimator: LDA_GE}}
+    split: {kind: stratified, sizes: {train: 0.5, test: null}}
+    classifiers: {1nn: {name: 1nn}}
+    tables: {other_accuracy: {classifier: 1nn}}
+"""
+
+
+def test_config_change_reruns_exactly_downstream_jobs(repo, env):
+    # one method's parameter: that method's fits and everything below them, nothing else
+    expected = fits(methods=["KDA_GE"]) | scores(methods=["KDA_GE"]) | {TABLE_JOB, FIGURE_JOB}
+    assert planned(repo, configs=overlay(repo, "param.yaml", KDA_PARAM), env=env) == expected
+    # the experiment's classifier: its scores and table, not its fits or its figure
+    args = overlay(repo, "clf.yaml", "experiments:\n  demo:\n    classifiers: {1nn: {name: ncc}}\n")
+    assert planned(repo, configs=args, env=env) == scores() | {TABLE_JOB}
+    # one dataset's subsample: that dataset's chain only
+    args = overlay(repo, "sub.yaml", "datasets:\n  digits:\n    subsample: {size: 300, seed: 0}\n")
+    chain = {prepare("digits"), split("digits")} | fits(["digits"]) | scores(["digits"])
+    assert planned(repo, configs=args, env=env) == chain | {TABLE_JOB, FIGURE_JOB}
+    # a new method: its own jobs, and the table that gains a row (the figure lists its methods)
     args = overlay(
         repo,
         "more.yaml",
         "experiments:\n  demo:\n    methods:\n      MFA_GE: {estimator: MFA_GE, label: MFA-GE}\n",
     )
-    # the new method's fits and scores, and the table that now has one more row
-    assert planned(repo, *args[2:]) == {"fit_embed": 2, "evaluate_embedding": 2, "collect_table": 1}
-    # a new display label re-runs the table only; a changed parameter that method only
+    new_method = fits(methods=["MFA_GE"]) | scores(methods=["MFA_GE"])
+    assert planned(repo, configs=args, env=env) == new_method | {TABLE_JOB}
+    # a display label: the outputs that show it, no computation
     args = overlay(
         repo, "label.yaml", "experiments:\n  demo:\n    methods:\n      LDA_GE: {label: LDA}\n"
     )
-    assert planned(repo, *args[2:]) == {"collect_table": 1, "plot_projection": 1}
-    args = overlay(
-        repo,
-        "param.yaml",
-        "experiments:\n  demo:\n    methods:\n      KDA_GE: {params: {kernel: rbf, gamma: 0.05}}\n",
+    assert planned(repo, configs=args, env=env) == {TABLE_JOB, FIGURE_JOB}
+
+
+def test_experiments_are_independent(repo, env):
+    """A change in one experiment adds exactly its own jobs to another experiment's plan."""
+    other = overlay(repo, "other.yaml", OTHER)
+    other_jobs = planned(repo, configs=other, env=env)
+    assert other_jobs == {
+        split("wine", "other"),
+        fit("wine", "LDA_GE", "other"),
+        score("wine", "LDA_GE", "other"),
+        "paper_figures/other/other_accuracy.csv",
+    }
+    overlay(repo, "param.yaml", KDA_PARAM)
+    both = planned(repo, configs=(*other, "config/param.yaml"), env=env)
+    kda = fits(methods=["KDA_GE"]) | scores(methods=["KDA_GE"]) | {TABLE_JOB, FIGURE_JOB}
+    assert both == other_jobs | kda
+    # and a change in the other experiment leaves the demo alone
+    overlay(repo, "other_seed.yaml", "experiments:\n  other:\n    seeds: [0, 1]\n")
+    more = planned(repo, configs=(*other, "config/other_seed.yaml"), env=env)
+    assert not [j for j in more if "/demo/" in j]
+    assert more - other_jobs == {
+        split("wine", "other", 1),
+        fit("wine", "LDA_GE", "other", 1),
+        score("wine", "LDA_GE", "other", 1),
+    }
+
+
+def _keel_subset(source: Path, step: int) -> str:
+    """A smaller KEEL file: the header, then every ``step``-th data row (all classes kept)."""
+    header, rows = source.read_text().split("@data\n")
+    kept = [row for i, row in enumerate(rows.splitlines()) if i % step == 0]
+    return header + "@data\n" + "\n".join(kept) + "\n"
+
+
+def _user_registry(path: Path, data_file: str, sha256: str) -> None:
+    path.write_text(
+        f'[files."{data_file}"]\nsha256 = "{sha256}"\nformat = "KEEL .dat"\n\n'
+        f'[datasets.tiny]\nloader = "keel"\nfiles = ["{data_file}"]\n'
+        'description = "Every other row of KEEL Iris (a user dataset)."\n'
     )
-    expected = {"fit_embed": 2, "evaluate_embedding": 2, "collect_table": 1, "plot_projection": 1}
-    assert planned(repo, *args[2:]) == expected
 
 
-def test_invalid_config_fails_before_any_rule(repo):
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_replaced_raw_file_reruns_exactly_its_dataset(build, repo, env):
+    """A user dataset (user registry + file in the mirror): new bytes + new sha256 -> its chain."""
+    data_file = "user/tiny.dat"
+    raw = build["mirror"] / data_file
+    raw.parent.mkdir(parents=True)
+    raw.write_text(_keel_subset(build["mirror"] / IRIS, step=2))
+    registry = build["base"] / "user_registry.toml"
+    _user_registry(registry, data_file, _sha256(raw))
+    env = env | {"GRAPHDR_EXTRA_REGISTRY": str(registry)}
+    args = overlay(repo, "tiny.yaml", "datasets:\n  tiny: {source: tiny, label: Tiny}\n")
+    target = score("tiny", "LDA_GE")
+    snakemake(repo, prepare("tiny"), configs=args, env=env)
+    below = {split("tiny"), fit("tiny", "LDA_GE"), target}
+    assert planned(repo, "all", target, configs=args, env=env) == below  # the demo: untouched
+    # replace the file's content and its registry sha256 together, as a user would
+    raw.write_text(raw.read_text().replace("5.1, 3.5", "5.0, 3.5", 1))
+    _user_registry(registry, data_file, _sha256(raw))
+    chain = {retrieve("tiny"), prepare("tiny")} | below
+    assert planned(repo, "all", target, configs=args, env=env) == chain
+
+
+def test_damaged_raw_file_fails_its_checksum_and_writes_nothing(build, repo, env):
+    damaged = build["base"] / "damaged_mirror"
+    (damaged / IRIS).parent.mkdir(parents=True)
+    (damaged / IRIS).write_text((build["mirror"] / IRIS).read_text().replace("5.1", "5.2", 1))
+    home = build["base"] / "empty_home"
+    env = env | {"GRAPHDR_DATA_MIRROR": str(damaged), "GRAPHDR_DATA_HOME": str(home)}
+    args = overlay(repo, "copy.yaml", "datasets:\n  iris_copy: {source: iris}\n")
+    proc = snakemake(repo, prepare("iris_copy"), configs=args, env=env, check=False)
+    assert proc.returncode != 0 and "Error in rule retrieve_dataset" in proc.stdout
+    log = (repo / "logs/retrieve_dataset/iris_copy.log").read_text()
+    assert "ChecksumError" in log and "but the registry expects" in log, log[-2000:]
+    assert str(damaged / IRIS) in log  # the message says which copy is bad
+    written = [f for f in output_files(repo) if "iris_copy" in str(f)]
+    assert written == [] and not home.exists()
+
+
+def test_invalid_config_fails_before_any_rule(repo, env):
     args = overlay(repo, "typo.yaml", "experiments:\n  demo:\n    seedz: [1]\n")
-    proc = snakemake(repo, "-n", *args, check=False)
+    proc = snakemake(repo, "-n", configs=args, env=env, check=False)
     assert proc.returncode != 0 and "seedz" in proc.stdout
     args = overlay(
         repo, "badref.yaml", "experiments:\n  demo:\n    tables:\n      x: {classifier: svm}\n"
     )
-    proc = snakemake(repo, "-n", *args, check=False)
+    proc = snakemake(repo, "-n", configs=args, env=env, check=False)
     assert proc.returncode != 0 and "classifier 'svm' is not one of" in proc.stdout
+    args = overlay(repo, "badsource.yaml", "datasets:\n  flowers: {source: iriss}\n")
+    proc = snakemake(repo, "-n", configs=args, env=env, check=False)
+    assert proc.returncode != 0 and "'iriss' is not in the dataset registry" in proc.stdout
+    assert "did you mean iris" in proc.stdout
 
 
-@pytest.mark.skipif(not MIRROR.is_dir(), reason="no offline data mirror on this machine")
-def test_raw_dataset_is_retrieved_then_prepared(repo):
-    args = overlay(repo, "iris.yaml", "datasets:\n  keel_iris: {source: iris}\n")
-    env = {"GRAPHDR_DATA_MIRROR": str(MIRROR)}
-    snakemake(repo, "results/prepared/keel_iris.npz", *args, env=env)
-    manifest = json.loads((repo / "results/raw/keel_iris.json").read_text())
-    assert list(manifest["files"]) == ["uci/keel/iris.dat"]
-    assert len(manifest["files"]["uci/keel/iris.dat"]) == 64  # a sha256
-    assert (repo / "results/prepared/keel_iris.npz").stat().st_size > 1000
+# ------------------------------------------------------------------------------------------
+# report, debugging by hand, determinism
+# ------------------------------------------------------------------------------------------
 
 
-def test_script_runs_by_hand_with_unwritable_numba_cache(repo):
+def test_report_groups_outputs_by_paper_with_captions(repo, env):
+    snakemake(repo, "--report", "report.zip", env=env)
+    with zipfile.ZipFile(repo / "report.zip") as archive:
+        names = archive.namelist()
+        html = archive.read(next(n for n in names if n.endswith("report.html"))).decode()
+    for output in ("demo_accuracy.csv", "demo_projection.pdf", "demo_projection.png"):
+        assert any(n.endswith(output) for n in names), names
+    # one category per paper, subcategories for tables and figures
+    found = re.search(r'"demo": (\{"\w+": \[[^]]*\](?:, "\w+": \[[^]]*\])*\})', html)
+    assert found, "no category for the paper in the report"
+    assert json.loads(found.group(1)) == {
+        "Tables": ["paper_figures/demo/demo_accuracy.csv"],
+        "Figures": [
+            "paper_figures/demo/demo_projection.pdf",
+            "paper_figures/demo/demo_projection.png",
+        ],
+    }
+    # captions: the table's caption from the config and the protocol; the figure's panels
+    assert "Test accuracy (%) of 1-NN on the graph-embedding subspace" in html
+    assert "Datasets: digits, wine, iris" in html
+    assert "Digits / PCA-GE" in html and "Reproduction of the graphdr experiments" in html
+
+
+def test_script_runs_by_hand_with_unwritable_numba_cache(repo, env):
     """`python workflow/scripts/fit_embed.py` rebuilds its example job; same bytes as Snakemake."""
     target = repo / "results/fit/demo/wine/LDA_GE/seed0_fold0.npz"
     before = target.read_bytes()
-    env = {**os.environ, "NUMBA_CACHE_DIR": "/dev/null/numba-cache"}  # cannot be created
+    env = env | {"NUMBA_CACHE_DIR": "/dev/null/numba-cache"}  # cannot be created
     proc = subprocess.run(
         [sys.executable, "workflow/scripts/fit_embed.py"],
         cwd=repo,
         env=env,
         capture_output=True,
         text=True,
+        timeout=TIMEOUT,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert target.read_bytes() == before
 
 
-def test_rebuild_is_byte_identical(repo):
-    first = outputs(repo)
-    snakemake(repo, *QUICK, "--forceall")
-    second = outputs(repo)
-    assert first.keys() == second.keys()
-    changed = [name for name in first if first[name] != second[name]]
-    assert changed == []
+def test_rebuild_is_byte_identical(build, repo, env):
+    """Run it all again from scratch: every output equals the interrupted-then-resumed build."""
+    snakemake(repo, "--forceall", env=env)
+    first = build["bytes"]
+    second = {f: (repo / f).read_bytes() for f in first}
+    kinds = {f.parts[1] if f.parts[0] == "results" else f.suffix for f in first}
+    assert kinds == {"raw", "prepared", "splits", "fit", "scores", "tables"} | {
+        ".csv",
+        ".md",
+        ".tex",
+        ".pdf",
+        ".png",
+    }
+    assert [str(f) for f in first if first[f] != second[f]] == []

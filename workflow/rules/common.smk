@@ -73,25 +73,44 @@ def _code_files(modules):
 
 def registry_files():
     """Dataset registries a loader reads: the package's, plus a user registry when set."""
-    files = [os.path.relpath(SRC / "graphdr" / "datasets" / "registry.toml")]
+    files = [SRC / "graphdr" / "datasets" / "registry.toml"]
     if JOB_ENV.get("GRAPHDR_EXTRA_REGISTRY"):
         files.append(JOB_ENV["GRAPHDR_EXTRA_REGISTRY"])
     return files
 
 
+# Read once per run. A typo in a dataset's `source` fails here, before any rule.
+REGISTRY = plan.read_registries(registry_files())
+plan.check_sources(config, REGISTRY)
+
+
+def registry_record(wildcards):
+    """The registry entry of the job's dataset and its raw files' sha256 (a param, not a file).
+
+    Registry files are not inputs: they describe every dataset, so editing one entry would
+    re-run every dataset. As a param, only the jobs of the changed dataset re-run.
+    """
+    return plan.registry_record(
+        config["datasets"][wildcards.dataset]["source"], REGISTRY
+    )
+
+
 def raw_manifest(wildcards):
     """The retrieve step's manifest, for datasets that read raw files (none for bundled sets)."""
-    source = config["datasets"][wildcards.dataset]["source"]
-    if plan.raw_files(source, registry_files()) == []:
+    if not registry_record(wildcards)["files"]:
         return []
     return rules.retrieve_dataset.output.manifest.format(dataset=wildcards.dataset)
 
 
 def estimator_code(wildcards):
     """Code of a fit: the fit stage plus the module defining the configured estimator."""
-    spec = method_spec(wildcards)
-    defining = codedeps.defining_module(spec["estimator"], "graphdr.methods", SRC)
+    defining = _defining_module(method_spec(wildcards)["estimator"])
     return code("graphdr.pipeline.fit", defining or "graphdr.methods")
+
+
+@functools.cache
+def _defining_module(estimator):
+    return codedeps.defining_module(estimator, "graphdr.methods", SRC)
 
 
 # ---- config lookups (input/params functions of wildcards) -----------------------------------

@@ -4,17 +4,18 @@
 rule retrieve_dataset:
     """Fetch the raw files of a dataset (mirror, cache or download) and record their sha256.
 
-    The only rule that may need the network, so it runs on the submit host (localrule).
+    The only rule that may need the network, so it runs on the submit host (localrule), and
+    it is retried (a download may fail for a moment; a checksum mismatch fails every attempt).
     """
     input:
         code=code("graphdr.pipeline.data"),
-        registry=registry_files(),
     output:
         manifest="results/raw/{dataset}.json",
     log:
         "logs/retrieve_dataset/{dataset}.log",
     benchmark:
         "results/benchmarks/retrieve_dataset/{dataset}.tsv"
+    retries: 2
     localrule: True
     conda:
         "../../envs/datasets.yaml"
@@ -24,6 +25,7 @@ rule retrieve_dataset:
         runtime=resource("retrieve_dataset", "runtime"),
     params:
         source=lambda w: config["datasets"][w.dataset]["source"],
+        files=lambda w: registry_record(w)["files"],
     script:
         "../scripts/retrieve_dataset.py"
 
@@ -33,7 +35,6 @@ rule prepare_dataset:
     input:
         manifest=raw_manifest,
         code=code("graphdr.pipeline.data"),
-        registry=registry_files(),
     output:
         prepared="results/prepared/{dataset}.npz",
     log:
@@ -48,6 +49,7 @@ rule prepare_dataset:
         runtime=resource("prepare_dataset", "runtime"),
     params:
         source=lambda w: config["datasets"][w.dataset]["source"],
+        registry=registry_record,
         options=lambda w: config["datasets"][w.dataset]["options"],
         subsample=lambda w: config["datasets"][w.dataset]["subsample"],
     script:

@@ -7,8 +7,20 @@ rule plot_projection:
         embeddings=projection_inputs,
         code=code("graphdr.pipeline.report"),
     output:
-        pdf="paper_figures/{paper}/{figure}.pdf",
-        png="paper_figures/{paper}/{figure}.png",
+        pdf=report(
+            "paper_figures/{paper}/{figure}.pdf",
+            caption="../report/figure.rst",
+            category="{paper}",
+            subcategory="Figures",
+            labels={"figure": "{figure}", "format": "PDF"},
+        ),
+        png=report(
+            "paper_figures/{paper}/{figure}.png",
+            caption="../report/figure.rst",
+            category="{paper}",
+            subcategory="Figures",
+            labels={"figure": "{figure}", "format": "PNG"},
+        ),
     log:
         "logs/plot_projection/{paper}/{figure}.log",
     benchmark:
@@ -26,6 +38,7 @@ rule plot_projection:
         mem_mb=resource("plot_projection", "mem_mb"),
         runtime=resource("plot_projection", "runtime"),
     params:
+        experiment=lambda w: figure_spec(w)[0],
         panels=projection_panels,
         part=lambda w: figure_spec(w)[1].get("part", "test"),
         title=lambda w: figure_spec(w)[1].get("title"),

@@ -7,7 +7,13 @@ rule collect_table:
         unpack(table_inputs),
         code=code("graphdr.pipeline.report"),
     output:
-        csv="paper_figures/{paper}/{table}.csv",
+        csv=report(
+            "paper_figures/{paper}/{table}.csv",
+            caption="../report/table.rst",
+            category="{paper}",
+            subcategory="Tables",
+            labels={"table": "{table}", "format": "CSV"},
+        ),
         md="paper_figures/{paper}/{table}.md",
         tex="paper_figures/{paper}/{table}.tex",
         long="results/tables/{paper}/{table}.csv",
@@ -23,6 +29,7 @@ rule collect_table:
         mem_mb=resource("collect_table", "mem_mb"),
         runtime=resource("collect_table", "runtime"),
     params:
+        experiment=lambda w: table_spec(w)[0],
         spec=lambda w: table_spec(w)[1],
         labels=lambda w: plan.labels(config, table_spec(w)[0]),
     script:

@@ -5,15 +5,21 @@ jobs downstream of it. The Snakefile loads this file by path at parse time (with
 graphdr, which would load numpy and numba for every dry run), hence no third-party imports here.
 
 Policy: a rule depends on the modules it names in ``import`` statements, followed transitively
-inside the package. Parent packages (``graphdr/__init__.py`` when importing ``graphdr.x.y``) are
-not followed: they only re-export. A module imported by a string (``importlib.import_module``)
-is invisible on purpose: the workflow adds the module that defines the configured estimator with
-:func:`defining_module`, so a fit does not depend on every method family.
+inside the package. Importing a package itself (``from graphdr import evaluation``) depends on
+its ``__init__`` and so on everything that re-exports; importing one module of it
+(``from graphdr.evaluation.splits import stratified_split``) depends on that module only. Python
+still runs the parent ``__init__`` files then, so a parent counts when it does more than
+re-export (:func:`reexports_only`: docstring, imports, names bound to literals or other names);
+a parent that only re-exports cannot change a result and is left out. A module imported by a
+string (``importlib.import_module``) is invisible on purpose: the workflow adds the module that
+defines the configured estimator with :func:`defining_module`, so a fit does not depend on
+every method family.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -41,8 +47,16 @@ def imported_modules(path: Path, src: Path) -> set[str]:
     """Dotted names of every module an ``import`` statement in ``path`` may load.
 
     ``from pkg import name`` yields ``pkg.name`` when that is a module, else ``pkg``; relative
-    imports are resolved against the file's package. Imports inside functions count.
+    imports are resolved against the file's package. Imports inside functions count. Results
+    are remembered per (file, modification time): rules share most of their closure.
     """
+    path, src = Path(path), Path(src)
+    return set(_imported_modules(str(path), path.stat().st_mtime_ns, str(src)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _imported_modules(path: str, mtime_ns: int, src: str) -> frozenset[str]:
+    path, src = Path(path), Path(src)
     _, package = _module_name(path, src)
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found: set[str] = set()
@@ -57,7 +71,7 @@ def imported_modules(path: Path, src: Path) -> set[str]:
             for alias in node.names:
                 sub = f"{base}.{alias.name}"
                 found.add(sub if module_path(sub, src) is not None else base)
-    return found
+    return frozenset(found)
 
 
 def code_closure(modules: Iterable[str], src: str | Path, package: str = "graphdr") -> list[Path]:
@@ -85,7 +99,44 @@ def code_closure(modules: Iterable[str], src: str | Path, package: str = "graphd
             for m in imported_modules(path, src)
             if (m == package or m.startswith(package + ".")) and m not in seen
         )
+        todo.extend(p for p in _parents(name, package) if p not in seen and _runs_code(p, src))
     return sorted(seen.values())
+
+
+def _parents(name: str, package: str) -> list[str]:
+    """Parent packages of a dotted name inside ``package`` (``a.b.c`` -> ``a``, ``a.b``)."""
+    parts = name.split(".")
+    parents = [".".join(parts[:i]) for i in range(1, len(parts))]
+    return [p for p in parents if p == package or p.startswith(package + ".")]
+
+
+def _runs_code(module: str, src: Path) -> bool:
+    path = module_path(module, src)
+    return path is not None and not reexports_only(path)
+
+
+_STATIC_NODES = (ast.Constant, ast.Name, ast.Attribute, ast.Load, ast.List, ast.Tuple, ast.Set)
+
+
+def reexports_only(path: Path) -> bool:
+    """True when a source file holds only a docstring, imports and names bound to literals/names.
+
+    Such a package ``__init__`` (``from .a import f``, ``__all__ = [...]``,
+    ``ALL = [ClassA, ClassB]``) cannot change what its submodules compute, so importing one
+    submodule does not depend on it. Anything else (a function, a call, a loop) counts.
+    """
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            continue
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # docstring
+        if isinstance(node, ast.Assign | ast.AnnAssign) and (
+            node.value is None or all(isinstance(n, _STATIC_NODES) for n in ast.walk(node.value))
+        ):
+            continue
+        return False
+    return True
 
 
 _DEFINITION = r"^(?:class|def)\s+{name}\b|^{name}\s*(?::[^=]*)?="

@@ -14,11 +14,12 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from graphdr import evaluation
+from graphdr.evaluation.classifiers import make_classifier, ovr_svm_map
+from graphdr.evaluation.selection import score_dimensions
 from graphdr.pipeline import io
 
 #: classifier names scored by mean average precision instead of accuracy
-MAP_SCORERS = {"ovr_svm_map": evaluation.ovr_svm_map}
+MAP_SCORERS = {"ovr_svm_map": ovr_svm_map}
 
 SCORE_COLUMNS = ["part", "classifier", "metric", "dim", "value"]
 
@@ -47,7 +48,7 @@ def _scorer(spec: Mapping):
     name, params = spec["name"], dict(spec.get("params") or {})
     if name in MAP_SCORERS:
         return functools.partial(MAP_SCORERS[name], **params), "map"
-    return evaluation.make_classifier(name, **params), "accuracy"
+    return make_classifier(name, **params), "accuracy"
 
 
 def score_embedding(
@@ -62,7 +63,7 @@ def score_embedding(
             continue
         for label, spec in classifiers.items():
             classifier, metric = _scorer(spec)
-            scores = evaluation.score_dimensions(
+            scores = score_dimensions(
                 Z_train, y_train, arrays[f"Z_{part}"], arrays[f"y_{part}"], dims, classifier
             )
             frames.append(

@@ -21,7 +21,9 @@ import numpy as np
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler, Normalizer, StandardScaler
 
-from graphdr import datasets, evaluation
+from graphdr import datasets
+from graphdr.evaluation.classifiers import make_classifier
+from graphdr.evaluation.selection import select_hyperparameters
 from graphdr.pipeline import io, splits
 
 #: preprocessing steps a config may name, fitted on the training part
@@ -88,7 +90,7 @@ def select_params(make, spec, X, y, parts, selection) -> tuple[dict, dict]:
             "(e.g. sizes: {train: .., val: .., test: ..}) to select parameters on it."
         )
     classifier = selection["classifier"]
-    result = evaluation.select_hyperparameters(
+    result = select_hyperparameters(
         make,
         grid,
         X[parts["train"]],
@@ -96,7 +98,7 @@ def select_params(make, spec, X, y, parts, selection) -> tuple[dict, dict]:
         X[parts["val"]],
         y[parts["val"]],
         None if selection.get("dims", "all") == "all" else selection["dims"],
-        evaluation.make_classifier(classifier["name"], **(classifier.get("params") or {})),
+        make_classifier(classifier["name"], **(classifier.get("params") or {})),
     )
     summary = {"params": result.params, "dim": result.dim, "val_score": result.score}
     return result.params, summary

@@ -2,16 +2,19 @@
 
 Atomic: each writer writes a hidden temporary file in the destination directory and moves it into
 place with ``os.replace`` (atomic on POSIX within one file system), so a killed job never leaves a
-truncated file that looks complete. Deterministic: no writer embeds a timestamp, a host name or a
+truncated file that looks complete; the next writer of the same output removes what a killed one
+left behind. Deterministic: no writer embeds a timestamp, a host name or a
 random name in the bytes, so the same inputs give byte-identical files.
 """
 
 from __future__ import annotations
 
 import contextlib
+import glob
 import json
 import os
 import pickle
+import shutil
 import tempfile
 import zipfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -23,6 +26,10 @@ import numpy as np
 # current time, which makes two identical runs differ byte-wise.
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 
+# The random part of a tempfile.mkstemp/mkdtemp name: exactly 8 characters, so the pattern of
+# one output's temporaries never matches those of another output in the same directory.
+_RANDOM = "?" * 8
+
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
@@ -33,6 +40,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale(path.parent, f".{glob.escape(path.stem)}.{_RANDOM}.tmp{glob.escape(path.suffix)}")
     fd, tmp = tempfile.mkstemp(
         prefix=f".{path.stem}.", suffix=f".tmp{path.suffix}", dir=path.parent
     )
@@ -54,6 +62,7 @@ def atomic_stem(stem: str | os.PathLike, suffixes: Sequence[str]) -> Iterator[Pa
     """
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale(stem.parent, f".{glob.escape(stem.name)}.{_RANDOM}.tmp")
     tmpdir = Path(tempfile.mkdtemp(prefix=f".{stem.name}.", suffix=".tmp", dir=stem.parent))
     tmp_stem = tmpdir / stem.name
     try:
@@ -72,6 +81,18 @@ def atomic_stem(stem: str | os.PathLike, suffixes: Sequence[str]) -> Iterator[Pa
         for leftover in tmpdir.iterdir():
             leftover.unlink()
         tmpdir.rmdir()
+
+
+def _remove_stale(directory: Path, pattern: str) -> None:
+    """Delete temporaries a killed writer of the same output left behind (SIGKILL skips cleanup).
+
+    One job writes one output, so a temporary matching the output's own pattern is never in use.
+    """
+    for stale in directory.glob(pattern):
+        if stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.unlink(missing_ok=True)
 
 
 def write_npz(path: str | os.PathLike, arrays: Mapping[str, object]) -> None:

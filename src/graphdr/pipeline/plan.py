@@ -8,6 +8,7 @@ the environment of every job, and the cross-checks a JSON schema cannot express.
 
 from __future__ import annotations
 
+import difflib
 import getpass
 import json
 import os
@@ -97,20 +98,75 @@ def resources_for(config: Mapping, rule: str, experiment: str | None = None) -> 
     return merged
 
 
+def read_registries(registries: list[str | os.PathLike]) -> dict[str, dict]:
+    """Merged ``{"files": ..., "datasets": ...}`` of registry files in increasing priority.
+
+    ``registries`` are the package's ``registry.toml`` then a user registry (TOML, or JSON when
+    the name ends in ``.json``); a later entry replaces an earlier one of the same name, as in
+    :mod:`graphdr.datasets`.
+    """
+    merged: dict[str, dict] = {"files": {}, "datasets": {}}
+    for path in registries:
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"dataset registry {path} does not exist (set by data.registry in the config or "
+                "$GRAPHDR_EXTRA_REGISTRY)."
+            )
+        text = path.read_text(encoding="utf-8")
+        table = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
+        for section in merged:
+            merged[section].update(table.get(section, {}))
+    return merged
+
+
 def raw_files(source: str, registries: list[str | os.PathLike]) -> list[str] | None:
     """Raw files a registry dataset reads (``[]`` for bundled/synthetic sets), or None if unknown.
 
-    ``registries`` are registry files in increasing priority (the package's ``registry.toml``,
-    then a user registry in TOML or JSON), as :mod:`graphdr.datasets` merges them. The
-    workflow skips the retrieve step of datasets without raw files.
+    The workflow skips the retrieve step of datasets without raw files.
     """
-    entry = None
-    for path in registries:
-        path = Path(path)
-        text = path.read_text(encoding="utf-8")
-        table = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
-        entry = table.get("datasets", {}).get(source, entry)
+    entry = read_registries(registries)["datasets"].get(source)
     return None if entry is None else list(entry.get("files", []))
+
+
+def registry_record(source: str, registry: Mapping[str, Mapping]) -> dict | None:
+    """What the registry says about dataset ``source``: its entry and its files' sha256.
+
+    ``registry`` is :func:`read_registries` output. The record is a rule parameter of the data
+    stages, so editing one dataset's entry (or replacing a raw file together with its sha256)
+    re-runs that dataset's jobs only; a file's URLs, format notes and licence are left out (the
+    sha256 pins its bytes). Keys are sorted so the record is the same whatever the file order.
+    None for an unknown dataset.
+    """
+    entry = registry["datasets"].get(source)
+    if entry is None:
+        return None
+    files = {name: registry["files"].get(name, {}).get("sha256") for name in entry.get("files", [])}
+    return {"dataset": _sorted(entry), "files": dict(sorted(files.items()))}
+
+
+def _sorted(value):
+    if isinstance(value, Mapping):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list | tuple):
+        return [_sorted(v) for v in value]
+    return value
+
+
+def check_sources(config: Mapping, registry: Mapping[str, Mapping]) -> None:
+    """Every configured dataset names a registered source; one ValueError listing the others."""
+    known = registry["datasets"]
+    problems = []
+    for name, spec in config["datasets"].items():
+        if spec["source"] not in known:
+            close = difflib.get_close_matches(spec["source"], list(known), n=3)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            problems.append(
+                f"datasets.{name}.source {spec['source']!r} is not in the dataset registry{hint}; "
+                "add it with a user registry (data.registry or $GRAPHDR_EXTRA_REGISTRY)."
+            )
+    if problems:
+        raise ValueError("invalid workflow config:\n  - " + "\n  - ".join(problems))
 
 
 def _parts(split: Mapping) -> set[str] | None:

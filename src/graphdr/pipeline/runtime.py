@@ -6,7 +6,10 @@ variable afterwards makes the next compilation fail ("Cannot set NUMBA_NUM_THREA
 value once the threads have been launched"). So each workflow script exports all four variables
 before it imports graphdr (see ``workflow/scripts``), and :func:`limit_threads` then enforces the
 limit at run time as well: threadpoolctl for the BLAS/OpenMP pools already loaded and
-``numba.set_num_threads`` for numba, whose environment variable it never touches.
+``numba.set_num_threads`` for numba when it is loaded (its environment variable is then never
+touched). A job that has not imported numba yet does not import it here (0.4 s per job, for
+stages that never compile anything); numba sizes its pool from the exported variable if the job
+imports it later.
 """
 
 from __future__ import annotations
@@ -35,7 +38,8 @@ def limit_threads(n_threads: int) -> dict[str, int]:
 
     Exports the BLAS/OpenMP variables for child processes (``NUMBA_NUM_THREADS`` only if numba
     is not loaded yet, see the module doc), applies threadpoolctl limits to the loaded pools, and
-    calls ``numba.set_num_threads`` (capped at numba's pool size). Returns :func:`thread_report`.
+    calls ``numba.set_num_threads`` (capped at numba's pool size) if numba is loaded. Returns
+    :func:`thread_report`.
     """
     global _active_limits
     n_threads = int(n_threads)
@@ -45,23 +49,28 @@ def limit_threads(n_threads: int) -> dict[str, int]:
     for var in THREAD_VARIABLES:
         if var != "NUMBA_NUM_THREADS" or not numba_loaded:
             os.environ[var] = str(n_threads)
-    import numba
     from threadpoolctl import threadpool_limits
 
     _active_limits = threadpool_limits(limits=n_threads)
-    numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
+    if numba_loaded:
+        import numba
+
+        numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
     return thread_report()
 
 
 def thread_report() -> dict[str, int]:
-    """Threads each loaded pool will use: ``{"openblas": 2, "openmp": 2, "numba": 2, ...}``."""
-    import numba
+    """Threads each loaded pool will use: ``{"openblas": 2, "openmp": 2, "numba": 2, ...}``.
+
+    ``numba`` is reported once numba is loaded (a job that never compiles never loads it).
+    """
     from threadpoolctl import threadpool_info
 
     report = {}
     for pool in threadpool_info():
         report[pool["internal_api"]] = max(report.get(pool["internal_api"], 0), pool["num_threads"])
-    report["numba"] = numba.get_num_threads()
+    if "numba" in sys.modules:
+        report["numba"] = sys.modules["numba"].get_num_threads()
     return report
 
 
@@ -70,8 +79,9 @@ def job(snakemake) -> Iterator[logging.Logger]:
     """Run the body of a workflow script as one job.
 
     Logs to ``snakemake.log[0]`` (overwritten; stderr when there is no log), limits threads to
-    ``snakemake.threads`` and records the effective limits, the numba cache directory and any
-    exception with its traceback before re-raising it.
+    ``snakemake.threads`` and records the effective limits (at the start, and at the end when
+    the job has loaded more pools, e.g. numba), the numba cache directory and any exception with
+    its traceback before re-raising it.
     """
     log_file = snakemake.log[0] if len(snakemake.log) else None
     handler = logging.FileHandler(log_file, mode="w") if log_file else logging.StreamHandler()
@@ -80,7 +90,8 @@ def job(snakemake) -> Iterator[logging.Logger]:
     logging.captureWarnings(True)
     wildcards = {k: v for k, v in snakemake.wildcards.items()}
     logger.info("rule %s, wildcards %s", snakemake.rule, wildcards)
-    logger.info("threads: %s", limit_threads(snakemake.threads))
+    start = limit_threads(snakemake.threads)
+    logger.info("threads: %s", start)
     logger.info("NUMBA_CACHE_DIR: %s", os.environ.get("NUMBA_CACHE_DIR", "(numba default)"))
     logger.info("graphdr imported from %s", Path(__file__).resolve().parents[1])
     try:
@@ -89,6 +100,9 @@ def job(snakemake) -> Iterator[logging.Logger]:
         logger.exception("job failed")
         raise
     finally:
+        end = thread_report()
+        if end != start:
+            logger.info("threads at the end: %s", end)
         logger.info("done")
         handler.flush()
 

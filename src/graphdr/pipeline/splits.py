@@ -13,7 +13,13 @@ from pathlib import Path
 
 import numpy as np
 
-from graphdr import datasets, evaluation
+from graphdr import datasets
+from graphdr.evaluation.splits import (
+    per_class_count_split,
+    per_class_index_split,
+    stratified_kfold,
+    stratified_split,
+)
 from graphdr.pipeline import io
 from graphdr.pipeline.plan import SPLIT_KINDS, n_folds
 
@@ -28,7 +34,7 @@ def split_indices(
     Kinds (``spec["kind"]``):
 
     * ``stratified`` — ``sizes: {train: .., val: .., test: ..}`` counts, fractions or one null
-      for the rest (:func:`graphdr.evaluation.stratified_split`);
+      for the rest (:func:`graphdr.stratified_split`);
     * ``predefined`` — the dataset's own split; ``val_size`` carves a seeded stratified
       validation part out of ``train`` (USPS 6000/1000);
     * ``per_class_index`` — ``ranges: {part: [start, stop]}`` by position within each class
@@ -39,14 +45,14 @@ def split_indices(
     """
     kind, y = spec["kind"], dataset.y
     if kind == "stratified":
-        return [evaluation.stratified_split(y, dict(spec["sizes"]), random_state=seed)]
+        return [stratified_split(y, dict(spec["sizes"]), random_state=seed)]
     if kind == "predefined":
         return [_predefined(dataset, spec.get("val_size"), seed)]
     if kind == "per_class_index":
         ranges = {part: tuple(r) for part, r in spec["ranges"].items()}
-        return [evaluation.per_class_index_split(y, ranges)]
+        return [per_class_index_split(y, ranges)]
     if kind == "per_class_count":
-        train, test = evaluation.per_class_count_split(
+        train, test = per_class_count_split(
             y,
             int(spec["n_per_class"]),
             random_state=seed,
@@ -54,7 +60,7 @@ def split_indices(
         )
         return [{"train": train, "test": test}]
     if kind == "kfold":
-        folds = evaluation.stratified_kfold(y, int(spec["n_folds"]), random_state=seed)
+        folds = stratified_kfold(y, int(spec["n_folds"]), random_state=seed)
         return [{"train": train, "test": test} for train, test in folds]
     raise ValueError(f"split kind {kind!r} is not supported: use one of {', '.join(SPLIT_KINDS)}.")
 
@@ -69,7 +75,7 @@ def _predefined(dataset, val_size, seed) -> dict[str, np.ndarray]:
     parts = {k: np.sort(v) for k, v in dataset.split.items()}
     if val_size is not None:
         train = parts["train"]
-        carved = evaluation.stratified_split(
+        carved = stratified_split(
             dataset.y[train], {"train": None, "val": val_size}, random_state=seed
         )
         parts["train"], parts["val"] = train[carved["train"]], train[carved["val"]]

@@ -1,0 +1,77 @@
+"""Evaluation protocol shared by the reproduced papers: classifiers, metrics, splits, selection.
+
+Everything here works on index arrays and embeddings, never on a DR model's internals, so one
+protocol serves every method. The central rule of the project lives in :func:`score_dimensions`:
+a DR model is fit once at the largest dimension and every smaller dimension is scored on the
+leading columns of that one embedding.
+
+One module per concern (this package only re-exports them, so ``from graphdr.evaluation import
+make_classifier`` keeps working); code that needs one concern imports its module, which lets the
+workflow re-run only what an edit can change (editing a classifier does not redraw the splits):
+
+* :mod:`~graphdr.evaluation.classifiers`: :func:`make_classifier` (1-NN, k-NN, nearest class
+  centroid, linear and RBF SVM, decision tree), :func:`ovr_linear_svm_scores` (one-vs-rest
+  confidence scores) and :func:`ovr_svm_map` (their MAP, a scorer).
+* :mod:`~graphdr.evaluation.metrics`: :func:`accuracy`, :func:`error_rate`,
+  :func:`average_precision_per_class`, :func:`mean_average_precision`.
+* :mod:`~graphdr.evaluation.splits` (all return sorted index arrays and are reproducible from
+  ``random_state``): :func:`per_class_index_split`, :func:`stratified_split`,
+  :func:`per_class_count_split`, :func:`stratified_kfold`, :func:`stratified_shuffle_splits`.
+* :mod:`~graphdr.evaluation.selection`: :func:`score_dimensions`, :func:`validation_table`,
+  :func:`select_hyperparameters`, :func:`select_hyperparameters_cv`,
+  :func:`cross_validate_dimensions`, :func:`min_error_over_dimensions`.
+"""
+
+from graphdr.evaluation.classifiers import (
+    CLASSIFIERS,
+    make_classifier,
+    ovr_linear_svm_scores,
+    ovr_svm_map,
+)
+from graphdr.evaluation.metrics import (
+    accuracy,
+    average_precision_per_class,
+    error_rate,
+    mean_average_precision,
+)
+from graphdr.evaluation.selection import (
+    DimensionOptimum,
+    Selection,
+    cross_validate_dimensions,
+    min_error_over_dimensions,
+    score_dimensions,
+    select_hyperparameters,
+    select_hyperparameters_cv,
+    validation_table,
+)
+from graphdr.evaluation.splits import (
+    per_class_count_split,
+    per_class_index_split,
+    stratified_kfold,
+    stratified_shuffle_splits,
+    stratified_split,
+)
+
+__all__ = [
+    "CLASSIFIERS",
+    "Selection",
+    "DimensionOptimum",
+    "make_classifier",
+    "ovr_linear_svm_scores",
+    "ovr_svm_map",
+    "accuracy",
+    "error_rate",
+    "average_precision_per_class",
+    "mean_average_precision",
+    "per_class_index_split",
+    "stratified_split",
+    "per_class_count_split",
+    "stratified_kfold",
+    "stratified_shuffle_splits",
+    "score_dimensions",
+    "validation_table",
+    "select_hyperparameters",
+    "select_hyperparameters_cv",
+    "cross_validate_dimensions",
+    "min_error_over_dimensions",
+]

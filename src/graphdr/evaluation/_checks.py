@@ -1,0 +1,36 @@
+"""Argument checks and message helpers shared by the evaluation modules."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _label(c) -> str:
+    """A class label for messages: ``3``, not numpy 2's ``np.int64(3)``."""
+    return repr(c.item() if isinstance(c, np.generic) else c)
+
+
+def _check_embeddings(Z_train, Z_test, names=("Z_train", "Z_test")):
+    """2-D, finite, float arrays with the same number of columns."""
+    Z_train = np.asarray(Z_train, dtype=float)
+    Z_test = np.asarray(Z_test, dtype=float)
+    for Z, what in zip((Z_train, Z_test), names, strict=True):
+        if Z.ndim != 2:
+            raise ValueError(f"{what} must be 2-D (samples x dimensions), got shape {Z.shape}.")
+        if not np.isfinite(Z).all():
+            raise ValueError(f"{what} contains NaN or inf: the DR model produced invalid values.")
+    if Z_train.shape[1] != Z_test.shape[1]:
+        raise ValueError(
+            f"{names[0]} has {Z_train.shape[1]} columns but {names[1]} has {Z_test.shape[1]}: "
+            "both must come from the same fitted model."
+        )
+    return Z_train, Z_test
+
+
+def _check_labels(y, n, what="y"):
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"{what} must be 1-D, got shape {y.shape}.")
+    if y.shape[0] != n:
+        raise ValueError(f"{what} has {y.shape[0]} labels but the data has {n} samples.")
+    return y
