@@ -1,11 +1,8 @@
 """DCV and MMPA (baselines of paper 003) against independent references."""
 
-import warnings
-
 import numpy as np
 import pytest
 import scipy.linalg
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from graphdr.methods.baselines_dee import DCV, MMPA, min_max_patch_weights
 
@@ -145,8 +142,4 @@ def test_mmpa_separates_classes_and_checks_bounds():
 # --------------------------------------------------------------------------------------------
 
 
-@parametrize_with_checks([DCV(), MMPA()])
-def test_sklearn_compatible(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # DCV's small-D fallback on toy data
-        check(estimator)
+# scikit-learn checks of the default instances: tests/test_common.py

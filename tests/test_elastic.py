@@ -6,7 +6,6 @@ import warnings
 import numba
 import numpy as np
 import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from graphdr.methods._elastic_kernels import (
     dsne_objective,
@@ -396,6 +395,4 @@ def test_ee_transform_training_points_and_neighbours():
 # --------------------------------------------------------------------------------------------
 
 
-@parametrize_with_checks([DEE(max_iter=50), DSNE(max_iter=50), EE(max_iter=50)])
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
+# scikit-learn checks of the default instances: tests/test_common.py

@@ -448,15 +448,7 @@ def test_bad_parameters_raise(data):
 
 # ------------------------------------------------------------------ scikit-learn checks
 
-ESTIMATORS = [
-    GEU(),
-    NGEU(),
-    PCA_GEU(),
-    LDA_GEU(),
-    MFA_GEU(),
-    KPCA_NGEU(),
-    KDA_NGEU(),
-    KMFA_NGEU(),
+ESTIMATORS = [  # default instances: tests/test_common.py
     LDA_GEU(uncertainty="nn_supervised"),
     KDA_NGEU(kernel="poly", uncertainty="constant", test_uncertainty="estimate"),
 ]

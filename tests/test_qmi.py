@@ -466,10 +466,8 @@ def test_parameter_and_precomputed_errors():
 
 @parametrize_with_checks(
     [
-        KQMI(),
+        # default instances: tests/test_common.py
         KQMI(kernel="precomputed"),
-        LQMI(),
-        CKFD(),
         CKFD(kernel="precomputed"),
         FusionDistanceClassifier(),
     ]

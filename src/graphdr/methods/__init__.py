@@ -1,9 +1,14 @@
 """The estimators of graphdr, one module per family.
 
-``ALL_ESTIMATORS`` lists every estimator class of the package; ``tests/test_common.py`` runs
-scikit-learn's estimator checks over it, so a new method joins the checks by being added here.
+``ALL_ESTIMATORS`` lists every transformer of the package; ``tests/test_common.py`` runs
+scikit-learn's estimator checks over it (and checks that no estimator class defined under
+``graphdr.methods`` is missing from it), so a new method joins the checks by being added here.
 """
 
+from graphdr.methods.baselines_dee import DCV, MMPA
+from graphdr.methods.baselines_qmi import CKFD, FusionDistanceClassifier
+from graphdr.methods.discriminant import AKDA, GDA, KDA, SRKDA
+from graphdr.methods.elastic import DEE, DSNE, EE
 from graphdr.methods.graph_embedding import (
     KDA_GE,
     KLPP_GE,
@@ -16,8 +21,20 @@ from graphdr.methods.graph_embedding import (
     GraphEmbedding,
     KernelGraphEmbedding,
 )
+from graphdr.methods.qmi import KQMI, LQMI
+from graphdr.methods.subclass import AKSDA, GSDA, KSDA
+from graphdr.methods.uncertain import (
+    GEU,
+    KDA_NGEU,
+    KMFA_NGEU,
+    KPCA_NGEU,
+    LDA_GEU,
+    MFA_GEU,
+    NGEU,
+    PCA_GEU,
+)
 
-ALL_ESTIMATORS = [
+GRAPH_EMBEDDING = [
     GraphEmbedding,
     KernelGraphEmbedding,
     PCA_GE,
@@ -29,17 +46,16 @@ ALL_ESTIMATORS = [
     KMFA_GE,
     KLPP_GE,
 ]
+UNCERTAIN = [GEU, PCA_GEU, LDA_GEU, MFA_GEU, NGEU, KPCA_NGEU, KDA_NGEU, KMFA_NGEU]
+QMI = [KQMI, LQMI, CKFD]
+DISCRIMINANT = [AKDA, AKSDA, KDA, GDA, SRKDA, KSDA, GSDA]
+ELASTIC = [DEE, EE, DSNE, DCV, MMPA]
+
+#: Every transformer of the package (the classifier ``FusionDistanceClassifier`` is not one).
+ALL_ESTIMATORS = [*GRAPH_EMBEDDING, *UNCERTAIN, *QMI, *DISCRIMINANT, *ELASTIC]
 
 __all__ = [
     "ALL_ESTIMATORS",
-    "GraphEmbedding",
-    "KernelGraphEmbedding",
-    "PCA_GE",
-    "LDA_GE",
-    "MFA_GE",
-    "LPP_GE",
-    "KPCA_GE",
-    "KDA_GE",
-    "KMFA_GE",
-    "KLPP_GE",
+    "FusionDistanceClassifier",
+    *(cls.__name__ for cls in ALL_ESTIMATORS),
 ]
