@@ -1,0 +1,736 @@
+"""Kernel discriminant analysis: AKDA (Gkalelis & Mezaris, paper 002) and its class-based baselines.
+
+* :class:`AKDA` — accelerated KDA (paper 002, Algorithm 1): the C x C core matrix
+  ``O_b = I - s s^T`` gives the targets ``Theta = R V``; one Cholesky of ``K + reg I`` and two
+  triangular solves give the expansion coefficients. No centring, no N x N eigenproblem.
+* :class:`KDA` — the textbook generalised eigenproblem ``K_b a = lambda (B + reg I) a`` on N x N
+  matrices (Mika et al.), solved by ``scipy.linalg.eigh``; the reference AKDA is timed against.
+* :class:`GDA` — Baudat & Anouar (2000): eigendecomposition of the centred kernel, then the
+  eigenproblem of ``P^T W P`` with ``W = blockdiag(11^T / N_c)``.
+* :class:`SRKDA` — spectral-regression KDA (Cai, He & Han 2011): Gram-Schmidt responses and one
+  regularised kernel linear system.
+
+Subclass methods (AKSDA, KSDA, GSDA) live in :mod:`graphdr.methods.subclass`. The mathematics is in
+``docs/akda.md``. Notation: ``N`` samples, ``C`` classes of ``N_c`` samples, ``z_c`` the class
+indicator vectors, ``R = [z_c / sqrt(N_c)]`` (orthonormal columns), ``s = [sqrt(N_c / N)]``.
+
+One regularisation parameter, ``reg``, has one meaning in every estimator of this family: the
+absolute ridge added to the diagonal of the single N x N matrix the method factorises or inverts
+(``K`` for AKDA/AKSDA/SRKDA, the centred ``K`` for GDA/GSDA/centred SRKDA, the denominator scatter
+for KDA/KSDA). Paper 002 uses one constant for all of them (its value did not survive extraction);
+the default 1e-3 is the SRKDA default of Cai et al.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from graphdr._validation import check_n_classes, check_n_components
+from graphdr.kernels import center_kernel_train, pairwise_kernel
+from graphdr.solvers import flip_signs
+
+__all__ = ["AKDA", "KDA", "GDA", "SRKDA", "IndefiniteKernelWarning", "check_kernel_memory"]
+
+KERNELS = ("linear", "rbf", "poly", "precomputed")
+DEFAULT_REG = 1e-3
+# Rows of new data projected per block in transform: the test kernel block stays below ~256 MB.
+_TRANSFORM_BLOCK_BYTES = 256 * 2**20
+
+
+# --------------------------------------------------------------------------------------------
+# Memory guard (user need C-11: "Unable to allocate 95.6 GiB" should be said before allocating)
+# --------------------------------------------------------------------------------------------
+
+
+def _available_memory() -> int | None:
+    """Bytes of memory available to this process now (psutil, else /proc/meminfo, else None)."""
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().available)
+    except ImportError:
+        pass
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def check_kernel_memory(n_samples: int, *, n_matrices: int, dtype, method: str) -> int:
+    """Raise ``MemoryError`` before allocation when ``n_matrices`` N x N arrays would not fit.
+
+    Returns the number of bytes needed. The message states the size, the memory available and what
+    to do (float32 halves it; fewer samples shrink it quadratically).
+    """
+    itemsize = np.dtype(dtype).itemsize
+    need = int(n_matrices) * int(n_samples) ** 2 * itemsize
+    available = _available_memory()
+    if available is not None and need > available:
+        gib = 2**30
+        hint = "use dtype='float32' (halves it), " if itemsize > 4 else ""
+        raise MemoryError(
+            f"{method} with n_samples={n_samples} needs about {need / gib:.1f} GiB "
+            f"({n_matrices} x {n_samples} x {n_samples} {np.dtype(dtype).name} matrices), but only "
+            f"{available / gib:.1f} GiB is available: {hint}train on fewer samples (memory grows "
+            "with n_samples^2) or use a machine with more memory."
+        )
+    return need
+
+
+# --------------------------------------------------------------------------------------------
+# Core matrices and targets (paper 002, sections 4.1-4.4)
+# --------------------------------------------------------------------------------------------
+
+
+def class_strengths(counts: np.ndarray) -> np.ndarray:
+    """Class strength vector ``s = [sqrt(N_c / N)]`` (paper 002 eq. 28)."""
+    counts = np.asarray(counts, dtype=np.float64)
+    return np.sqrt(counts / counts.sum())
+
+
+def between_class_core(counts: np.ndarray) -> np.ndarray:
+    """Between-class core matrix ``O_b = I_C - s s^T`` (eq. 30): idempotent, rank C-1, ``O_b s = 0``."""
+    s = class_strengths(counts)
+    return np.eye(s.size) - np.outer(s, s)
+
+
+def gram_schmidt_columns(P: np.ndarray, rank: int, tol: float = 1e-8) -> np.ndarray | None:
+    """Orthonormal basis of the column space of ``P`` by Gram-Schmidt over its columns in order.
+
+    Columns whose residual norm falls below ``tol`` are skipped (they depend on earlier ones); the
+    first ``rank`` accepted directions are returned, or ``None`` when fewer than ``rank`` are found.
+    The basis depends only on the column space and the coordinate order, so it is the same in every
+    run and on every BLAS: this is how a degenerate eigenspace gets a deterministic basis.
+    """
+    n = P.shape[0]
+    Q = np.zeros((n, rank))
+    k = 0
+    for j in range(P.shape[1]):
+        v = P[:, j].astype(np.float64, copy=True)
+        for _ in range(2):  # "twice is enough": re-orthogonalise once for full accuracy
+            v -= Q[:, :k] @ (Q[:, :k].T @ v)
+        norm = np.linalg.norm(v)
+        if norm > tol:
+            Q[:, k] = v / norm
+            k += 1
+            if k == rank:
+                return Q
+    return None
+
+
+def between_class_core_basis(counts: np.ndarray) -> np.ndarray:
+    """The C-1 non-zero eigenvectors of ``O_b`` (all with eigenvalue 1), chosen deterministically.
+
+    ``O_b`` is the orthogonal projector onto ``s^perp``, so every orthonormal basis of ``s^perp`` is
+    an eigenbasis (the symmetric QR of the paper returns an arbitrary one). We take the Gram-Schmidt
+    basis of the columns of ``O_b`` in class order, i.e. of ``{s, e_1, ..., e_{C-1}}`` with ``s``
+    dropped: the multi-class generalisation of eq. 49, and exactly the spectral-regression responses
+    of SRKDA mapped through ``R``.
+    """
+    O_b = between_class_core(counts)
+    V = gram_schmidt_columns(O_b, O_b.shape[0] - 1)
+    assert V is not None  # the first C-1 columns of O_b are independent when every N_c > 0
+    return V
+
+
+def binary_core_vector(counts: np.ndarray) -> np.ndarray:
+    """Eq. 49: the eigenvector of ``O_b`` for C = 2, ``v = [sqrt(N_2/N), -sqrt(N_1/N)]`` (unit norm).
+
+    It solves ``s^T v = 0`` with ``||v|| = 1``; the sign (positive first entry) matches
+    :func:`between_class_core_basis`.
+    """
+    s = class_strengths(counts)
+    return np.array([[s[1]], [-s[0]]])
+
+
+def core_targets(labels: np.ndarray, counts: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """``Theta = R V`` with ``R = [e_u / sqrt(N_u)]`` (eq. 40, 50, 75), built row by row.
+
+    Row ``i`` of ``Theta`` is row ``labels[i]`` of ``V / sqrt(N_u)``: O(N k), no N x C indicator.
+    """
+    scaled = V / np.sqrt(np.asarray(counts, dtype=np.float64))[:, None]
+    return scaled[labels]
+
+
+class IndefiniteKernelWarning(UserWarning):
+    """``K + reg I`` was not positive definite: negative kernel eigenvalues were clipped."""
+
+
+def solve_regularized_kernel(K: np.ndarray, T: np.ndarray, reg: float) -> np.ndarray:
+    """``Psi = (K + reg I)^{-1} T`` by one Cholesky ``K + reg I = L L^T`` and two triangular solves.
+
+    ``K`` is overwritten by its factor (no second N x N array). Raises ``LinAlgError`` when
+    ``K + reg I`` is not positive definite (``K`` is then garbage; see :func:`solve_clipped_kernel`).
+    """
+    n = K.shape[0]
+    K.flat[:: n + 1] += reg
+    # K is symmetric, so its transpose is the same matrix in Fortran order: LAPACK works in place.
+    factor = scipy.linalg.cho_factor(K.T, lower=True, overwrite_a=True, check_finite=False)
+    Psi = scipy.linalg.cho_solve(factor, T.astype(K.dtype, copy=False), check_finite=False)
+    if not np.all(np.isfinite(Psi)):
+        raise np.linalg.LinAlgError("non-finite solution of the kernel system")
+    return Psi
+
+
+def solve_clipped_kernel(K: np.ndarray, T: np.ndarray, reg: float, method: str) -> np.ndarray:
+    """Fallback of :func:`solve_regularized_kernel` for an indefinite or singular ``K + reg I``.
+
+    ``K = U diag(w) U^T``; negative eigenvalues are clipped to 0 (the nearest PSD kernel), then
+    ``Psi = U diag(1 / (w + reg)) U^T T`` with ``1/0`` read as 0 (pseudo-inverse) when reg = 0.
+    Warns with the numbers. Costs a full eigendecomposition (``~9 N^3``), so only used on failure.
+    """
+    w, U = scipy.linalg.eigh(K.astype(np.float64, copy=False), check_finite=False, driver="evd")
+    n_neg = int(np.sum(w < 0))
+    warnings.warn(
+        f"{method}: K + reg*I is not positive definite (reg={reg}; smallest kernel eigenvalue "
+        f"{w[0]:.3g}, {n_neg} negative of {w.size}). The kernel is indefinite or singular "
+        "(a non-PSD precomputed kernel, duplicate samples, or a linear/poly kernel with more "
+        "samples than features): negative eigenvalues were clipped to 0 and the system solved by "
+        "eigendecomposition. Increase reg or use the RBF kernel to keep the Cholesky path.",
+        IndefiniteKernelWarning,
+        stacklevel=4,
+    )
+    w = np.clip(w, 0.0, None) + reg
+    inv = np.zeros_like(w)
+    nonzero = w > 1e-12 * w.max() if w.max() > 0 else np.zeros(w.size, bool)
+    inv[nonzero] = 1.0 / w[nonzero]
+    return U @ ((U.T @ T) * inv[:, None])
+
+
+def center_kernel_inplace(K: np.ndarray) -> tuple[np.ndarray, float]:
+    """Centre a training kernel in place, ``K <- H K H`` (one fused pass of
+    :func:`graphdr.kernels.center_kernel_train`); return (column means, overall mean)."""
+    Kc, stats = center_kernel_train(K, copy=False)
+    if Kc is not K:  # not expected for a private float array; keep the caller's array right
+        K[...] = Kc
+    return stats.col_means, stats.mean
+
+
+def class_mean_kernels(K: np.ndarray, labels: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Kernel columns of the class (or subclass) means, ``M = K Z diag(1/N_u)`` (rows of K x U)."""
+    Z = np.zeros((labels.size, counts.size), dtype=K.dtype)
+    Z[np.arange(labels.size), labels] = 1.0
+    return (K @ Z) / counts.astype(K.dtype)
+
+
+# --------------------------------------------------------------------------------------------
+# Shared estimator plumbing
+# --------------------------------------------------------------------------------------------
+
+
+class _KernelDiscriminant(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """Validation, kernel evaluation, memory guard and projection of new data.
+
+    A fitted estimator holds ``dual_coef_`` (N x d expansion coefficients, one column per
+    discriminant direction) and projects ``x`` as ``dual_coef_^T k(x)``; centred methods subtract
+    the training kernel means first (paper 002 eq. 22), done here algebraically on the projection.
+    """
+
+    _label = "KDA"
+    # N x N arrays alive at the peak of fit (kernel, copies, products): the memory guard's count.
+    _n_kernel_matrices = 1
+    _bound_name = "n_classes - 1"
+    _bound_reason = "{} has at most C-1 discriminant directions"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    @property
+    def _n_features_out(self):
+        return self.n_components_
+
+    # ---- fit helpers ----
+    def _validate_fit(self, X, y):
+        """Checked data, encoded labels and class sizes; all parameter checks happen here."""
+        _check_params(self)
+        X, y = validate_data(self, X, y, dtype=[np.float64, np.float32], ensure_min_samples=2)
+        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"kernel='precomputed' expects the square training kernel (n_samples, n_samples), "
+                f"got shape {X.shape}."
+            )
+        check_classification_targets(y)
+        self.classes_, y_enc = np.unique(y, return_inverse=True)
+        check_n_classes(y_enc, method=self._label)
+        return X, y_enc.astype(np.intp), np.bincount(y_enc)
+
+    def _check_n_components(self, bound: int) -> int:
+        return check_n_components(
+            self.n_components,
+            bound,
+            bound_name=self._bound_name,
+            reason=self._bound_reason.format(self._label),
+        )
+
+    def _kernel_dtype(self):
+        return np.dtype(self.dtype)
+
+    def _train_kernel(self, X) -> np.ndarray:
+        """The N x N training kernel (a private, writable copy), after the memory guard."""
+        check_kernel_memory(
+            X.shape[0],
+            n_matrices=self._n_kernel_matrices,
+            dtype=self._kernel_dtype(),
+            method=self._label,
+        )
+        # transform needs X_fit_ except for a precomputed kernel (k(x) is given directly).
+        self.X_fit_ = None if self.kernel == "precomputed" else X
+        return self._kernel_matrix(X)
+
+    def _kernel_matrix(self, X) -> np.ndarray:
+        """Training kernel in the storage dtype. float32 storage is filled from float64 row blocks:
+        a float32 GEMM loses ``||a||^2``-sized digits in ``||a||^2 + ||b||^2 - 2 a.b`` and can make
+        the RBF kernel indefinite; computing in float64 costs a second, block-sized buffer only."""
+        dtype = self._kernel_dtype()
+        if self.kernel == "precomputed":
+            return np.array(X, dtype=dtype, order="C", copy=True)
+        if dtype == np.float64:
+            return self._kernel(X)
+        n = X.shape[0]
+        K = np.empty((n, n), dtype=dtype)
+        step = max(1, _TRANSFORM_BLOCK_BYTES // (8 * n))
+        for start in range(0, n, step):
+            K[start : start + step] = self._kernel(X[start : start + step], X)
+        return K
+
+    def _kernel(self, X, Y=None) -> np.ndarray:
+        """float64 kernel between ``X`` and ``Y`` (``Y=None``: the symmetric training kernel)."""
+        return pairwise_kernel(
+            X,
+            Y,
+            kernel=self.kernel,
+            gamma=self.gamma,
+            degree=self.degree,
+            coef0=self.coef0,
+            dtype=np.float64,
+        )
+
+    def _solve(self, K: np.ndarray, X, T: np.ndarray, *, centred: bool = False) -> np.ndarray:
+        """``(K + reg I)^{-1} T`` by Cholesky; if ``K + reg I`` is not positive definite, rebuild
+        the kernel (the failed factorisation overwrote it) and solve with clipped eigenvalues."""
+        try:
+            return solve_regularized_kernel(K, T, self.reg)
+        except np.linalg.LinAlgError:
+            K = self._kernel_matrix(X)
+            if centred:
+                center_kernel_inplace(K)
+            return solve_clipped_kernel(K, T, self.reg, self._label)
+
+    def _set_centering(self, col_mean: np.ndarray | None, mean: float = 0.0) -> None:
+        self._kernel_col_mean = col_mean
+        self._kernel_mean = mean
+
+    def _store(self, dual_coef: np.ndarray, eigenvalues: np.ndarray) -> None:
+        dual_coef = flip_signs(np.ascontiguousarray(dual_coef, dtype=np.float64))
+        self.dual_coef_ = dual_coef
+        self.eigenvalues_ = np.asarray(eigenvalues, dtype=np.float64)
+        self.n_components_ = dual_coef.shape[1]
+        if getattr(self, "_kernel_col_mean", None) is not None:
+            # Centred projection: (k - m - (mean(k) - mbar) 1)^T A = k^T A - m^T A - (...) 1^T A.
+            self._offset = self._kernel_col_mean @ dual_coef
+            self._coef_sum = dual_coef.sum(axis=0, dtype=np.float64)
+
+    # ---- transform ----
+    def transform(self, X):
+        """Project ``X`` onto the discriminant directions, ``Z = k(X, X_fit)^T dual_coef``.
+
+        With ``kernel="precomputed"``, ``X`` is the (n_queries, n_train) kernel against the
+        training samples. Rows are processed in blocks so the test kernel never exceeds ~256 MB;
+        the test kernel and the coefficients are float64 whatever the training ``dtype``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
+        n_train = self.dual_coef_.shape[0]
+        step = max(1, _TRANSFORM_BLOCK_BYTES // (8 * n_train))
+        out = np.empty((X.shape[0], self.n_components_), dtype=np.float64)
+        for start in range(0, X.shape[0], step):
+            block = X[start : start + step]
+            if self.kernel == "precomputed":
+                Kt = np.asarray(block, dtype=np.float64)
+            else:
+                Kt = self._kernel(block, self.X_fit_)
+            out[start : start + step] = self._project(Kt)
+        return out
+
+    def _project(self, Kt: np.ndarray) -> np.ndarray:
+        Z = Kt @ self.dual_coef_
+        if getattr(self, "_kernel_col_mean", None) is not None:
+            row_mean = Kt.mean(axis=1, dtype=np.float64) - self._kernel_mean
+            Z -= self._offset[None, :] + row_mean[:, None] * self._coef_sum[None, :]
+        return Z
+
+
+def _check_params(est) -> None:
+    """Parameter checks shared by the family (clear messages before any heavy work)."""
+    if est.kernel not in KERNELS:
+        raise ValueError(f"kernel must be one of {KERNELS}, got {est.kernel!r}.")
+    reg = est.reg
+    if not isinstance(reg, numbers.Real) or not np.isfinite(reg) or reg < 0:
+        raise ValueError(f"reg must be a finite number >= 0, got {reg!r}.")
+    try:
+        valid = np.dtype(est.dtype) in (np.dtype(np.float32), np.dtype(np.float64))
+    except TypeError:
+        valid = False
+    if not valid:
+        raise ValueError(f"dtype must be 'float32' or 'float64', got {est.dtype!r}.")
+
+
+# --------------------------------------------------------------------------------------------
+# AKDA
+# --------------------------------------------------------------------------------------------
+
+
+class AKDA(_KernelDiscriminant):
+    """Accelerated kernel discriminant analysis (Gkalelis & Mezaris, paper 002, Algorithm 1).
+
+    The between-class kernel scatter factorises as ``K R O_b R^T K`` with the C x C core matrix
+    ``O_b = I - s s^T``. With ``V`` its C-1 non-zero eigenvectors (all eigenvalues 1),
+    ``Theta = R V`` and the expansion coefficients solve ``(K + reg I) Psi = Theta`` (eq. 44) by one
+    Cholesky factorisation and two triangular solves. For C = 2 the eigenvector is analytic
+    (eq. 49-51). ``Psi`` simultaneously diagonalises the between-, within- and total-class kernel
+    scatters (eq. 45-47: I, 0, I as reg -> 0) and spans the KDA/KNDA discriminant subspace. No
+    centring is needed, in training or in testing.
+
+    Cost: kernel ``2 N^2 D`` + Cholesky ``N^3/3`` + solves ``2 N^2 (C-1)`` flops; memory: one
+    N x N matrix (the kernel is factorised in place).
+
+    Parameters
+    ----------
+    n_components : int or None
+        Number of discriminant directions, at most C-1 (None: C-1). Smaller dimensions are the
+        leading columns of a larger fit.
+    kernel : {"rbf", "linear", "poly", "precomputed"}
+        Kernel, scikit-learn conventions. "precomputed": ``fit(K, y)`` with the N x N training
+        kernel, ``transform(K_test)`` with the (n_queries, N) kernel against the training samples.
+    gamma, degree, coef0 : kernel parameters (gamma None: 1 / n_features).
+    reg : float, default 1e-3
+        Absolute ridge on the diagonal of K before the Cholesky factorisation.
+    dtype : {"float64", "float32"}
+        Storage precision of the N x N training kernel and of its factorisation; float32 halves
+        the memory (the kernel values are still computed in float64; coefficients, test kernels
+        and outputs are float64).
+
+    Attributes
+    ----------
+    dual_coef_ : (n_train, n_components) expansion coefficients ``Psi``.
+    eigenvalues_ : (n_components,) core-matrix eigenvalues (all 1 for AKDA).
+    X_fit_ : training data (None for a precomputed kernel). classes_, n_components_.
+    """
+
+    _label = "AKDA"
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        kernel="rbf",
+        gamma=None,
+        degree=2,
+        coef0=1.0,
+        reg=DEFAULT_REG,
+        dtype="float64",
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.reg = reg
+        self.dtype = dtype
+
+    def fit(self, X, y):
+        """Algorithm 1: core eigenvectors, targets Theta = R V, one Cholesky solve."""
+        X, y_enc, counts = self._validate_fit(X, y)
+        n_components = self._check_n_components(counts.size - 1)
+        K = self._train_kernel(X)
+        V = binary_core_vector(counts) if counts.size == 2 else between_class_core_basis(counts)
+        Theta = core_targets(y_enc, counts, V[:, :n_components])
+        Psi = self._solve(K, X, Theta)
+        self._set_centering(None)
+        self._store(Psi, np.ones(n_components))
+        return self
+
+
+# --------------------------------------------------------------------------------------------
+# KDA (textbook generalised eigenproblem)
+# --------------------------------------------------------------------------------------------
+
+
+def between_class_kernel_scatter(K: np.ndarray, labels: np.ndarray, counts: np.ndarray):
+    """``K_b = sum_c N_c (m_c - m)(m_c - m)^T`` with ``m_c = K z_c / N_c``, ``m = K 1 / N`` (eq. 7)."""
+    M = class_mean_kernels(K, labels, counts)
+    M -= K.mean(axis=1)[:, None]
+    return (M * counts.astype(K.dtype)) @ M.T
+
+
+def denominator_kernel_scatter(
+    K: np.ndarray, labels: np.ndarray, counts: np.ndarray, scatter: str
+) -> np.ndarray:
+    """Right-hand side of the KDA/KSDA eigenproblem, ``K C K`` for the chosen scatter.
+
+    * ``"gram"``: ``K K`` (methods.md section 5; ``C = I``);
+    * ``"total"``: ``K (I - 11^T/N) K = K K - (K1)(K1)^T / N`` (eq. 20);
+    * ``"within"``: ``K (I - sum_u z_u z_u^T / N_u) K = K K - sum_u N_u m_u m_u^T`` (eq. 8/18),
+      with ``labels``/``counts`` the classes (KDA) or subclasses (KSDA).
+    """
+    B = K @ K.T  # K is symmetric; numpy turns A @ A.T into one SYRK
+    if scatter == "total":
+        m = K.sum(axis=1)
+        B -= np.outer(m, m / K.shape[0])
+    elif scatter == "within":
+        M = class_mean_kernels(K, labels, counts)
+        B -= (M * counts.astype(K.dtype)) @ M.T
+    elif scatter != "gram":
+        raise ValueError(f"scatter must be 'gram', 'total' or 'within', got {scatter!r}.")
+    return B
+
+
+def solve_kernel_gep(A: np.ndarray, B: np.ndarray, n_components: int, reg: float):
+    """Largest ``n_components`` eigenpairs of ``A a = lambda (B + reg I) a``, descending.
+
+    One call of ``scipy.linalg.eigh`` with ``subset_by_index`` (LAPACK ``sygvx``: Cholesky of B,
+    reduction to standard form, tridiagonalisation, eigenvectors of the selected eigenvalues only),
+    with the inputs overwritten and no finiteness re-check: the textbook method at full speed.
+    """
+    n = A.shape[0]
+    B.flat[:: n + 1] += reg
+    try:
+        # A and B are symmetric: their transposes are Fortran-ordered views LAPACK overwrites.
+        w, V = scipy.linalg.eigh(
+            A.T,
+            B.T,
+            subset_by_index=(n - n_components, n - 1),
+            overwrite_a=True,
+            overwrite_b=True,
+            check_finite=False,
+        )
+    except np.linalg.LinAlgError as exc:
+        raise ValueError(
+            f"the denominator scatter + reg*I is not positive definite (reg={reg}); increase reg."
+        ) from exc
+    return w[::-1].copy(), np.ascontiguousarray(V[:, ::-1])
+
+
+class KDA(_KernelDiscriminant):
+    """Kernel discriminant analysis by the textbook N x N generalised eigenproblem (the baseline).
+
+    Solves ``K_b a = lambda (B + reg I) a`` with ``K_b = sum_c N_c (m_c - m)(m_c - m)^T`` (class means
+    of the kernel columns, eq. 7) and ``B = K C K`` for the chosen ``scatter`` (``"gram"``: ``K K``
+    as written in methods.md section 5; ``"total"``: the total kernel scatter, eq. 20;
+    ``"within"``: the within-class kernel scatter, eq. 8, Mika et al.), by
+    ``scipy.linalg.eigh(..., subset_by_index=...)`` for the C-1 largest eigenvalues. As reg -> 0
+    all three give the AKDA subspace (all eigenvalues are then equal, so compare subspaces).
+
+    Cost: ``K_b`` ``~2 N^2 C``, ``B`` ``N^3`` (one SYRK), ``sygvx`` ``~(1/3 + 1 + 4/3) N^3`` flops;
+    memory: four to five N x N matrices.
+
+    Parameters are those of :class:`AKDA` plus ``scatter`` (default "gram"); ``reg`` is the
+    absolute ridge added to ``B``. ``eigenvalues_`` holds the generalised eigenvalues.
+    """
+
+    _label = "KDA"
+    _n_kernel_matrices = 4
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        kernel="rbf",
+        gamma=None,
+        degree=2,
+        coef0=1.0,
+        reg=DEFAULT_REG,
+        scatter="gram",
+        dtype="float64",
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.reg = reg
+        self.scatter = scatter
+        self.dtype = dtype
+
+    def fit(self, X, y):
+        X, y_enc, counts = self._validate_fit(X, y)
+        n_components = self._check_n_components(counts.size - 1)
+        if self.scatter not in ("gram", "total", "within"):
+            raise ValueError(f"scatter must be 'gram', 'total' or 'within', got {self.scatter!r}.")
+        K = self._train_kernel(X)
+        A = between_class_kernel_scatter(K, y_enc, counts)
+        B = denominator_kernel_scatter(K, y_enc, counts, self.scatter)
+        del K
+        w, V = solve_kernel_gep(A, B, n_components, self.reg)
+        self._set_centering(None)
+        self._store(V, w)
+        return self
+
+
+# --------------------------------------------------------------------------------------------
+# GDA (Baudat & Anouar 2000)
+# --------------------------------------------------------------------------------------------
+
+
+def gda_coefficients(
+    Kc: np.ndarray, labels: np.ndarray, counts: np.ndarray, n_components: int, reg: float, rtol
+):
+    """Baudat & Anouar's GDA on a centred kernel ``Kc = P Gamma P^T``.
+
+    1. eigendecomposition of ``Kc``; eigenvalues ``<= rtol * max`` are dropped (null space);
+    2. with ``alpha = P (Gamma + reg)^{-1} beta`` the criterion becomes the standard eigenproblem of
+       ``P^T W P``, ``W = blockdiag(11^T / N_c) = sum_c z_c z_c^T / N_c``: keep the largest;
+    3. normalise ``alpha^T Kc alpha = 1`` (unit-norm directions in feature space).
+    Returns (eigenvalues, alpha).
+    """
+    gam, P = scipy.linalg.eigh(Kc, overwrite_a=True, check_finite=False, driver="evd")
+    keep = gam > rtol * max(gam.max(), 0.0)
+    gam, P = gam[keep], P[:, keep]
+    if gam.size < n_components:
+        raise ValueError(
+            f"n_components={n_components} is larger than the rank of the centred kernel = "
+            f"{gam.size}: GDA works in its range; lower rtol or ask for fewer components."
+        )
+    G = class_mean_kernels(P.T, labels, counts) * np.sqrt(counts)  # (Z^T P)^T / sqrt(N_c)
+    w, beta = scipy.linalg.eigh(
+        G @ G.T, subset_by_index=(gam.size - n_components, gam.size - 1), check_finite=False
+    )
+    w, beta = w[::-1], beta[:, ::-1]
+    alpha = P @ (beta / (gam + reg)[:, None])
+    norms = np.sqrt(np.einsum("ij,ij->j", beta * (gam / (gam + reg) ** 2)[:, None], beta))
+    return w, alpha / norms
+
+
+class GDA(_KernelDiscriminant):
+    """Generalized discriminant analysis (Baudat & Anouar 2000), a paper-002 baseline.
+
+    Centred kernel ``Kc = H K H = P Gamma P^T`` (small eigenvalues dropped), eigenproblem of
+    ``P^T W P`` with ``W = blockdiag(11^T / N_c)``, coefficients ``alpha = P (Gamma + reg)^{-1} beta``
+    normalised to ``alpha^T Kc alpha = 1``. New points are centred with the training statistics
+    (eq. 22). Cost: a full N x N eigendecomposition (``~9 N^3`` flops).
+
+    Parameters are those of :class:`AKDA` plus ``rtol`` (relative eigenvalue threshold that defines
+    the range of ``Kc``, default 1e-10); ``reg`` is the absolute ridge added to the retained
+    eigenvalues of ``Kc`` (the matrix GDA inverts).
+    """
+
+    _label = "GDA"
+    _n_kernel_matrices = 3
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        kernel="rbf",
+        gamma=None,
+        degree=2,
+        coef0=1.0,
+        reg=DEFAULT_REG,
+        rtol=1e-10,
+        dtype="float64",
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.reg = reg
+        self.rtol = rtol
+        self.dtype = dtype
+
+    def fit(self, X, y):
+        X, y_enc, counts = self._validate_fit(X, y)
+        n_components = self._check_n_components(counts.size - 1)
+        K = self._train_kernel(X)
+        self._set_centering(*center_kernel_inplace(K))
+        w, alpha = gda_coefficients(K, y_enc, counts, n_components, self.reg, self.rtol)
+        self._store(alpha, w)
+        return self
+
+
+# --------------------------------------------------------------------------------------------
+# SRKDA (Cai, He & Han 2011)
+# --------------------------------------------------------------------------------------------
+
+
+def spectral_regression_responses(labels: np.ndarray, n_classes: int) -> np.ndarray:
+    """Cai et al.'s responses: Gram-Schmidt of ``{1, z_1, ..., z_C}``, the ``1`` dropped (N x C-1).
+
+    ``z_C`` is spanned by the others (the indicators sum to 1), so ``z_1..z_{C-1}`` suffice. A
+    Householder QR with its signs set so that ``diag(R) > 0`` is exactly Gram-Schmidt.
+    """
+    n = labels.size
+    A = np.zeros((n, n_classes))
+    A[:, 0] = 1.0
+    rows = labels < n_classes - 1
+    A[np.flatnonzero(rows), labels[rows] + 1] = 1.0
+    Q, Rq = np.linalg.qr(A)
+    Q *= np.sign(np.diag(Rq))
+    return Q[:, 1:]
+
+
+class SRKDA(_KernelDiscriminant):
+    """Spectral-regression kernel discriminant analysis (Cai, He & Han 2011), a paper-002 baseline.
+
+    Responses ``Y`` = Gram-Schmidt of ``{1, z_1..z_C}`` with ``1`` dropped; coefficients solve
+    ``(K + reg I) alpha = Y`` by Cholesky (``reg`` is Cai's delta, default 0.001) and are normalised
+    to ``alpha^T K alpha = 1``. Cai et al.'s method uses the uncentred kernel (the default here;
+    the responses are orthogonal to 1). Paper 002 describes SRKDA with a centred kernel and centred
+    test kernels (eq. 21-22): ``center=True`` gives that variant.
+
+    Parameters are those of :class:`AKDA` plus ``center`` (bool, default False).
+    """
+
+    _label = "SRKDA"
+    _n_kernel_matrices = 1
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        kernel="rbf",
+        gamma=None,
+        degree=2,
+        coef0=1.0,
+        reg=DEFAULT_REG,
+        center=False,
+        dtype="float64",
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.reg = reg
+        self.center = center
+        self.dtype = dtype
+
+    def fit(self, X, y):
+        X, y_enc, counts = self._validate_fit(X, y)
+        n_components = self._check_n_components(counts.size - 1)
+        K = self._train_kernel(X)
+        self._set_centering(*(center_kernel_inplace(K) if self.center else (None,)))
+        Y = spectral_regression_responses(y_enc, counts.size)[:, :n_components]
+        alpha = self._solve(K, X, Y, centred=self.center)
+        # alpha^T K alpha = alpha^T (K + reg I) alpha - reg ||alpha||^2 = alpha^T Y - reg ||alpha||^2
+        sq_norms = np.einsum("ij,ij->j", alpha, Y) - self.reg * np.einsum("ij,ij->j", alpha, alpha)
+        if np.any(sq_norms <= 0):
+            raise ValueError(
+                f"SRKDA: a direction has alpha^T K alpha <= 0 (reg={self.reg}); increase reg."
+            )
+        self._store(alpha / np.sqrt(sq_norms), np.ones(n_components))
+        return self
