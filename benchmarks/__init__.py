@@ -1,0 +1,9 @@
+"""graphdr benchmark suite: ``python -m benchmarks [--quick] [--only NAME ...]``.
+
+Every module ``bench_<name>.py`` of this package is a benchmark. It exposes
+``run(quick: bool) -> list[dict]`` and builds its rows with :func:`benchmarks._util.row`
+(case, metric, value, target, PASS/FAIL status, details). The runner prints one table and writes
+the rows and the environment to ``benchmarks/results/<name>.json`` (``<name>-quick.json`` with
+``--quick``; git-ignored). Speed is measured here, never asserted in the unit tests. See
+docs/benchmarks.md.
+"""
