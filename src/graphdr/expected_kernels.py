@@ -47,6 +47,7 @@ from graphdr.kernels import (
     _float64_from_bits,
     _gram_and_norms,
     _threads_for,
+    pairwise_kernel,
 )
 from graphdr.uncertainty import check_sample_variance
 
@@ -322,8 +323,8 @@ def expected_kernel(
         ``1 / D``).
 
     With ``Y=None`` the diagonal is ``E k(x, x)`` over one random variable (module docstring).
-    All variances zero give :func:`~graphdr.kernels.pairwise_kernel` exactly (rbf bit for bit).
-    Returns a float64 ``(n, m)`` array.
+    All variances zero (Dirac distributions) give :func:`~graphdr.kernels.pairwise_kernel`
+    exactly: that case is delegated to it. Returns a float64 ``(n, m)`` array.
     """
     _check_kernel(kernel, degree)
     X, Y = _check_pair(X, Y, np.float64)
@@ -331,6 +332,8 @@ def expected_kernel(
     n, d = X.shape
     vx = _as_variances(x_variance, n, d, "x_variance")
     vy = vx if symmetric else _as_variances(y_variance, Y.shape[0], d, "y_variance")
+    if not (vx.any() or vy.any()):  # Dirac distributions: the plain kernel, bit for bit
+        return pairwise_kernel(X, Y, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0)
     if vx.ndim != vy.ndim:  # one side diagonal: treat both as diagonal
         vx, vy = _diagonal_form(vx, d), _diagonal_form(vy, d)
     if kernel == "linear":
