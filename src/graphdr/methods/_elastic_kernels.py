@@ -13,9 +13,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import prange
 
-from graphdr._numba import njit
+from graphdr._numba import njit, numba  # numba only through _numba: per-user cache dir
+
+prange = numba.prange
 
 __all__ = ["dsne_objective", "elastic_objective", "entropic_affinities", "place_out_of_sample"]
 

@@ -23,7 +23,6 @@ import time
 import warnings
 from contextlib import contextmanager
 
-import numba
 import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -31,6 +30,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 from threadpoolctl import threadpool_limits
 
+from graphdr._numba import numba  # numba only through _numba: per-user cache dir
 from graphdr._validation import check_n_classes, check_n_components
 from graphdr.methods._elastic_kernels import (
     dsne_objective,

@@ -52,9 +52,8 @@ def limit_threads(n_threads: int) -> dict[str, int]:
     from threadpoolctl import threadpool_limits
 
     _active_limits = threadpool_limits(limits=n_threads)
-    if numba_loaded:
-        import numba
-
+    if numba_loaded:  # already imported (through graphdr._numba): adjust its pool, load nothing
+        numba = sys.modules["numba"]
         numba.set_num_threads(min(n_threads, numba.config.NUMBA_NUM_THREADS))
     return thread_report()
 
