@@ -1,0 +1,130 @@
+"""NGEU's expected-kernel matrix against our plain kernel matrix and the GEMM floor.
+
+USPS size (N = 6000, D = 256, float64, the symmetric training matrix), per-sample isotropic
+variances from the nearest-neighbour scheme (beta = 0.1), gamma = 1/D. In one run, with BLAS
+and numba pinned to the same thread count (``THREADS``, threadpoolctl + numba.set_num_threads):
+
+* time of ``expected_kernel(X, x_variance=v, kernel="rbf")`` / time of our
+  ``pairwise_kernel(X, kernel="rbf")`` (target <= 1.3: the uncertainty factors of each entry,
+  a logarithm and a division more than the RBF entry, ride on the same single fused pass);
+* the same time / time of ``X @ X.T`` against 1.3 x (our RBF / GEMM ratio measured in the same
+  run), i.e. the same budget stated against the floor;
+* peak traced memory / (N^2 * 8 bytes) (target <= 1.5: in place on the GEMM output);
+* for information: the degree-2 polynomial expected kernel against our poly kernel, and the
+  O(N^2 D) diagonal-covariance RBF loop (N = 1000) in ns per pair and feature.
+
+Times are the best of 3 interleaved rounds after a warm-up round. ``quick``: N = 1500 (diagonal
+case N = 500).
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from benchmarks._util import compare_best, peak_memory, row, timeit_best
+from graphdr._numba import numba
+from graphdr.expected_kernels import expected_kernel
+from graphdr.kernels import pairwise_kernel
+from graphdr.uncertainty import NearestNeighborUncertainty
+
+N_FEATURES = 256
+SIZES = {False: 6000, True: 1500}
+DIAGONAL_SIZES = {False: 1000, True: 500}
+#: BLAS and numba threads for every timing (one: the least noisy on a shared machine)
+THREADS = 1
+TARGET = 1.3
+
+
+@contextmanager
+def pinned_threads(n: int):
+    """BLAS (threadpoolctl) and numba limited to ``n`` threads, restored afterwards."""
+    previous = numba.get_num_threads()
+    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    try:
+        with threadpool_limits(limits=n, user_api="blas"):
+            yield
+    finally:
+        numba.set_num_threads(previous)
+
+
+def run(quick: bool) -> list[dict]:
+    with pinned_threads(THREADS):
+        return _isotropic_rows(SIZES[quick]) + _diagonal_rows(DIAGONAL_SIZES[quick])
+
+
+def _isotropic_rows(n: int) -> list[dict]:
+    d = N_FEATURES
+    X = np.random.default_rng(0).standard_normal((n, d))
+    v = NearestNeighborUncertainty(beta=0.1).fit(X).sample_variance_
+    gamma = 1.0 / d
+    t = compare_best(
+        {
+            "gemm": lambda: X @ X.T,
+            "rbf": lambda: pairwise_kernel(X, kernel="rbf", gamma=gamma),
+            "ngeu_rbf": lambda: expected_kernel(X, x_variance=v, kernel="rbf", gamma=gamma),
+            "poly": lambda: pairwise_kernel(X, kernel="poly", gamma=gamma),
+            "ngeu_poly": lambda: expected_kernel(X, x_variance=v, kernel="poly", gamma=gamma),
+        }
+    )
+    mem = peak_memory(lambda: expected_kernel(X, x_variance=v, kernel="rbf", gamma=gamma))
+    dirac_err = np.abs(
+        expected_kernel(X, x_variance=np.zeros(n), gamma=gamma) - pairwise_kernel(X, gamma=gamma)
+    ).max()
+    case = f"expected rbf N={n} D={d} isotropic, {THREADS} thread(s)"
+    rbf_over_gemm = t["rbf"] / t["gemm"]
+    times = (
+        f"NGEU {t['ngeu_rbf']:.4f} s, our RBF {t['rbf']:.4f} s, GEMM {t['gemm']:.4f} s "
+        f"(RBF/GEMM {rbf_over_gemm:.2f})"
+    )
+    rows = [
+        row(
+            case, "time NGEU rbf / our rbf", t["ngeu_rbf"] / t["rbf"], at_most=TARGET, details=times
+        ),
+        row(
+            case,
+            "time NGEU rbf / GEMM X@X.T",
+            t["ngeu_rbf"] / t["gemm"],
+            at_most=round(TARGET * rbf_over_gemm, 3),
+            details=f"target {TARGET} x our RBF/GEMM ratio of this run",
+        ),
+        row(
+            case,
+            "peak memory NGEU rbf / N^2*8 (tracemalloc)",
+            mem / (n * n * 8),
+            at_most=1.5,
+            details=f"zero variances: max |NGEU - RBF| = {dirac_err:.1e}",
+        ),
+        row(
+            f"expected poly-2 N={n} D={d} isotropic",
+            "time NGEU poly / our poly",
+            t["ngeu_poly"] / t["poly"],
+            details=f"NGEU {t['ngeu_poly']:.4f} s, our poly {t['poly']:.4f} s (no target)",
+        ),
+    ]
+    for r in rows:
+        r.update(n=n, d=d, threads=THREADS, **{f"seconds_{k}": s for k, s in t.items()})
+    return rows
+
+
+def _diagonal_rows(n: int) -> list[dict]:
+    d = N_FEATURES
+    rng = np.random.default_rng(1)
+    X, S = rng.standard_normal((n, d)), rng.uniform(0.0, 0.01, (n, d))
+    seconds = timeit_best(lambda: expected_kernel(X, x_variance=S, kernel="rbf", gamma=1.0 / d))
+    ns = seconds / (n * (n - 1) / 2 * d) * 1e9
+    at_6000 = ns * 6000 * 5999 / 2 * d / 1e9
+    return [
+        row(
+            f"expected rbf N={n} D={d} diagonal covariances",
+            "ns per pair and feature (O(N^2 D) loop)",
+            ns,
+            details=f"{seconds:.3f} s; extrapolated to N=6000: {at_6000:.1f} s",
+            n=n,
+            d=d,
+            threads=THREADS,
+            seconds=seconds,
+        )
+    ]
