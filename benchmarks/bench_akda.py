@@ -1,0 +1,167 @@
+"""AKDA training time against KDA and SRKDA (paper 002, section 6.3 "speed-up over KDA").
+
+Synthetic Gaussian classes (C = 50 classes, D = 1024 features, unit-variance noise around
+standard-normal centres, balanced), RBF kernel with gamma = 1/D, reg = 1e-3 for every method.
+For each N:
+
+* KDA training time / AKDA training time. KDA is the textbook N x N generalised eigenproblem
+  (``scipy.linalg.eigh(K_b, K K + reg I, subset_by_index=...)``, LAPACK sygvx); it is timed with
+  the others (best of 3) up to N = 5000 and once at N = 10000 (minutes). Target at the largest N: >= 20x (paper 002 reports 8.26x and 58x on
+  average over its 10Ex and 100Ex experiments; its flop count predicts ~40x for large N); the
+  speed-up must also grow with N.
+* SRKDA time / AKDA time. Paper 002: AKDA is about 2x faster than SRKDA. Two SRKDA variants: as
+  paper 002 describes it (centred kernel, target >= 2) and as Cai et al. wrote it (uncentred
+  kernel: then it solves the same Cholesky system as AKDA, so ~1x is the expected outcome; no
+  target).
+* AKSDA time / AKDA time (2 subclasses per class, k-means included), for information.
+* peak traced memory of AKDA fit / (N^2 * 8 bytes): one N x N matrix (target <= 1.5).
+* agreement: largest principal angle between the centred training projections of AKDA and KDA.
+* KDA/AKDA ratio of process CPU time (all threads, one run each), for information: on a shared machine the
+  wall-clock ratio moves with the neighbours' load (and KDA runs only once), the CPU-time ratio
+  much less.
+
+Expectation: both methods are O(N^3) for large N (AKDA N^3/3 for the Cholesky; KDA ~3.7 N^3,
+a third of it in the memory-bound tridiagonalisation), so the speed-up grows with N while the
+kernel (2 N^2 D) still matters for AKDA, then levels off.
+
+AKDA, SRKDA, AKSDA (and KDA up to N = 5000) are timed in interleaved rounds, best of 3 after a
+warm-up round. ``quick``: N = 1000, 2000. Run it on a quiet machine: on 2 cores every other process
+shows up in the wall-clock times (the load average is printed next to each speed-up).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import numpy as np
+import scipy.linalg
+
+from benchmarks._util import compare_best, peak_memory, row
+from graphdr.methods.discriminant import AKDA, KDA, SRKDA
+from graphdr.methods.subclass import AKSDA
+
+FULL_SIZES = (2000, 5000, 10000)
+QUICK_SIZES = (1000, 2000)
+N_FEATURES = 1024
+N_CLASSES = 50
+REG = 1e-3
+SPEEDUP_TARGET = 20.0  # at the largest N of the full run
+KDA_REPEAT_MAX_N = 5000  # up to here KDA takes seconds: best of 3 like the others
+PAPER = "paper 002: 8.26x (10Ex avg), 58x (100Ex avg)"
+
+
+def make_data(n: int, d: int = N_FEATURES, n_classes: int = N_CLASSES, seed: int = 0):
+    """Balanced Gaussian classes: centres ~ N(0, I_d), samples = centre + N(0, I_d)."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % n_classes
+    X = rng.standard_normal((n_classes, d))[y] + rng.standard_normal((n, d))
+    return X, y
+
+
+def run(quick: bool) -> list[dict]:
+    sizes = QUICK_SIZES if quick else FULL_SIZES
+    rows, speedups = [], []
+    for n in sizes:
+        new_rows, speedup = _rows_for(n)
+        rows += new_rows
+        speedups.append(speedup)
+    steps = [b / a for a, b in zip(speedups, speedups[1:], strict=False)]
+    rows.append(
+        row(
+            f"N={sizes[0]}..{sizes[-1]}",
+            "KDA/AKDA speed-up growth (smallest ratio of consecutive N)",
+            min(steps),
+            at_least=1.0,
+            details="speed-ups "
+            + ", ".join(f"N={n}: {s:.1f}x" for n, s in zip(sizes, speedups, strict=True)),
+        )
+    )
+    return rows
+
+
+def _fits(X, y, with_kda: bool) -> dict:
+    kda = {"KDA": lambda: KDA(reg=REG).fit(X, y)} if with_kda else {}
+    return {
+        **kda,
+        "AKDA": lambda: AKDA(reg=REG).fit(X, y),
+        "SRKDA centred": lambda: SRKDA(reg=REG, center=True).fit(X, y),
+        "SRKDA Cai": lambda: SRKDA(reg=REG).fit(X, y),
+        "AKSDA": lambda: AKSDA(reg=REG, n_subclasses=2, random_state=0).fit(X, y),
+    }
+
+
+def _rows_for(n: int) -> tuple[list[dict], float]:
+    X, y = make_data(n)
+    case = f"N={n} D={N_FEATURES} C={N_CLASSES}"
+    load = os.getloadavg()[0]
+    repeated_kda = n <= KDA_REPEAT_MAX_N
+    t = compare_best(_fits(X, y, repeated_kda), repeat=3)
+    kda, t_once, cpu_kda = _wall_and_cpu(lambda: KDA(reg=REG).fit(X, y))  # minutes at N=10000
+    t_kda = t.pop("KDA") if repeated_kda else t_once
+    akda, _, cpu_akda = _wall_and_cpu(lambda: AKDA(reg=REG).fit(X, y))
+    angle = np.rad2deg(
+        scipy.linalg.subspace_angles(_centred(akda.transform(X)), _centred(kda.transform(X))).max()
+    )
+    mem = peak_memory(lambda: AKDA(reg=REG).fit(X, y))
+
+    speedup = t_kda / t["AKDA"]
+    times = ", ".join(f"{k} {v:.2f} s" for k, v in t.items())
+    target = SPEEDUP_TARGET if n == FULL_SIZES[-1] else None
+    rows = [
+        row(
+            case,
+            "training speed-up KDA / AKDA",
+            speedup,
+            at_least=target,
+            details=f"KDA {t_kda:.2f} s ({'best of 3' if repeated_kda else 'once'}), AKDA "
+            f"{t['AKDA']:.2f} s; {PAPER}; load {load:.1f}",
+        ),
+        row(
+            case,
+            "training speed-up SRKDA (centred, as in paper 002) / AKDA",
+            t["SRKDA centred"] / t["AKDA"],
+            at_least=2.0,
+            details=f"paper 002: AKDA ~2x faster than SRKDA; {times}",
+        ),
+        row(
+            case,
+            "training speed-up SRKDA (uncentred, Cai et al.) / AKDA",
+            t["SRKDA Cai"] / t["AKDA"],
+            details="same Cholesky system as AKDA: ~1x expected",
+        ),
+        row(case, "training time AKSDA / AKDA (H = 100)", t["AKSDA"] / t["AKDA"]),
+        row(
+            case,
+            "peak memory AKDA fit / N^2*8 (tracemalloc)",
+            mem / (n * n * 8.0),
+            at_most=1.5,
+            details=f"{mem / 2**20:.0f} MiB",
+        ),
+        row(
+            case,
+            "max principal angle AKDA vs KDA, centred training projections (deg)",
+            angle,
+            details=f"reg={REG} for both (they regularise different matrices)",
+        ),
+        row(
+            case,
+            "CPU-time ratio KDA / AKDA (all threads, one run each)",
+            cpu_kda / cpu_akda,
+            details=f"KDA {cpu_kda:.1f} s, AKDA {cpu_akda:.2f} s of CPU (incl. BLAS spin-waits)",
+        ),
+    ]
+    print(f"  N={n}: KDA/AKDA {speedup:.1f}x ({times}; KDA {t_kda:.1f} s)", file=sys.stderr)
+    return rows, speedup
+
+
+def _wall_and_cpu(fn):
+    """(result, wall-clock seconds, CPU seconds of the process over all threads) of one call."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = fn()
+    return result, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def _centred(Z: np.ndarray) -> np.ndarray:
+    return Z - Z.mean(axis=0)
