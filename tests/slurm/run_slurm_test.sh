@@ -217,7 +217,7 @@ wait_for 20 "munged answers" munge_ok || fail "munged did not start: $(cat "$MUN
 
 # ---- slurm.conf and daemons -----------------------------------------------------------------
 NODENAME="$(hostname -s)"
-NCPUS="$(nproc)"
+NCPUS="$(nproc --all)"  # --all: not lowered by OMP_NUM_THREADS in the environment
 MEM_TOTAL_MB=$(($(awk '/^MemTotal:/ {print $2}' /proc/meminfo) / 1024))
 MARGIN_MB=$((MEM_TOTAL_MB / 10 > 1024 ? MEM_TOTAL_MB / 10 : 1024))
 MEM_MB=$((MEM_TOTAL_MB - MARGIN_MB))
