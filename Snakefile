@@ -18,6 +18,7 @@ include: "workflow/rules/fit.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/papers.smk"
 
 
 # Every table and figure under paper_figures/ that the config lists.
@@ -25,3 +26,4 @@ rule all:
     default_target: True
     input:
         paper_outputs(),
+        optimizer_study_outputs(),

@@ -360,7 +360,13 @@ def test_rule_placement_retries_and_sized_resources():
 
     blocks = _rule_blocks()
     local = {name for name, block in blocks.items() if "    localrule: True" in block}
-    assert local == {"retrieve_dataset", "collect_table", "plot_projection"}
+    assert local == {
+        "retrieve_dataset",
+        "collect_table",
+        "plot_projection",
+        "plot_optimizer_study",
+        "optimizer_tables",
+    }
     assert re.search(r"^    retries: [1-9]", blocks["retrieve_dataset"], flags=re.MULTILINE)
     config = yaml.safe_load((SRC.parent / "config" / "config.yaml").read_text())
     for name in blocks:

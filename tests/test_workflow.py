@@ -43,6 +43,10 @@ TABLE = Path("paper_figures/demo/demo_accuracy")
 FIGURE = Path("paper_figures/demo/demo_projection")
 MIRROR = Path(os.environ.get("GRAPHDR_DATA_MIRROR") or ROOT.parent / "shared" / "datasets")
 IRIS = "uci/keel/iris.dat"  # the demo's raw-file dataset (KEEL Iris)
+# raw files of the quick DEE optimiser study (config/quick.yaml: Yale and 100 USPS digits)
+DEE_RAW = ("Yale_32x32.mat", "usps/usps_roweis_11000.mat")
+DEE_DATASETS = ("yale", "usps60")
+DEE_OPTIMIZERS = ("ld", "fp", "cg", "gd")
 DATASETS = ("digits", "wine", "iris")
 METHODS = ("PCA_GE", "LDA_GE", "KDA_GE")
 FIGURE_DATASETS = ("digits", "wine")  # config: figures.demo_projection.datasets
@@ -153,11 +157,17 @@ def output_files(repo: Path) -> list[Path]:
 
 
 def deterministic(files: list[Path]) -> list[Path]:
-    """Outputs that must be byte-identical run to run (not timings: benchmarks, fit info)."""
+    """Outputs that must be byte-identical run to run.
+
+    Not the timings: Snakemake benchmarks, fit info files, and by convention every output
+    whose file name contains "timing" (graphdr.pipeline.papers.dee_runs.TIMING_MARK).
+    """
     return [
         f
         for f in files
-        if f.parts[1] != "benchmarks" and not (f.parts[1] == "fit" and f.suffix == ".json")
+        if f.parts[1] != "benchmarks"
+        and not (f.parts[1] == "fit" and f.suffix == ".json")
+        and "timing" not in f.name
     ]
 
 
@@ -237,8 +247,9 @@ def build(tmp_path_factory):
     base = tmp_path_factory.mktemp("graphdr")
     repo = copy_checkout(base / "repo")
     mirror = base / "mirror"
-    (mirror / IRIS).parent.mkdir(parents=True)
-    shutil.copy2(MIRROR / IRIS, mirror / IRIS)
+    for raw in (IRIS, *DEE_RAW):
+        (mirror / raw).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(MIRROR / raw, mirror / raw)
     env = clean_env(GRAPHDR_DATA_MIRROR=mirror, GRAPHDR_DATA_HOME=base / "home")
     record = {"repo": repo, "env": env, "base": base, "mirror": mirror}
 
@@ -378,14 +389,22 @@ def _edit(path: Path) -> tuple[str, int, int]:
 
 
 BELOW_FITS = fits() | scores() | {TABLE_JOB, FIGURE_JOB}
+# the DEE optimiser study (first output of each job): runs, figures per dataset, tables
+DEE_RUNS = {
+    f"results/optimizers/dee_optimizers/{d}/{o}.npz" for d in DEE_DATASETS for o in DEE_OPTIMIZERS
+}
+DEE_PLOTS = {f"paper_figures/dee/dee_optimizers_{d}_embeddings.pdf" for d in DEE_DATASETS} | {
+    "paper_figures/dee/dee_optimizers_iterations.csv"
+}
 
 
 @pytest.mark.parametrize(
     ("module", "expected"),
     [
-        ("graphdr/reporting.py", {TABLE_JOB, FIGURE_JOB}),
+        ("graphdr/reporting.py", {TABLE_JOB, FIGURE_JOB} | DEE_PLOTS),
         ("graphdr/pipeline/evaluate.py", scores() | {TABLE_JOB}),
-        ("graphdr/methods/graph_embedding.py", BELOW_FITS),
+        # graphdr.methods imports every method module: the DEE runs depend on it too
+        ("graphdr/methods/graph_embedding.py", BELOW_FITS | DEE_RUNS | DEE_PLOTS),
         # a classifier is used by grid selection (fits) and scoring, not by the splits
         ("graphdr/evaluation/classifiers.py", BELOW_FITS),
         ("graphdr/evaluation/splits.py", {split(d) for d in DATASETS} | BELOW_FITS),
@@ -591,7 +610,8 @@ def test_rebuild_is_byte_identical(build, repo, env):
     first = build["bytes"]
     second = {f: (repo / f).read_bytes() for f in first}
     kinds = {f.parts[1] if f.parts[0] == "results" else f.suffix for f in first}
-    assert kinds == {"raw", "prepared", "splits", "fit", "scores", "tables"} | {
+    # "optimizers": the DEE optimiser runs (their .timing.json files are excluded by name)
+    assert kinds == {"raw", "prepared", "splits", "fit", "scores", "tables", "optimizers"} | {
         ".csv",
         ".md",
         ".tex",
@@ -599,3 +619,7 @@ def test_rebuild_is_byte_identical(build, repo, env):
         ".png",
     }
     assert [str(f) for f in first if first[f] != second[f]] == []
+    dee = [str(f) for f in first if "dee_optimizers" in str(f)]
+    assert "paper_figures/dee/dee_optimizers_iterations.csv" in dee and all(
+        "timing" not in f for f in dee
+    )

@@ -198,3 +198,49 @@ def paper_outputs():
             rules.plot_projection.output, paper=job["paper"], figure=job["name"]
         )
     return outputs
+
+
+# ---- optimiser studies (paper 003; rules in papers.smk) -------------------------------------
+STUDIES = config.get("optimizer_studies", {})
+
+
+def study_of(wildcards):
+    return STUDIES[wildcards.study]
+
+
+def study_runs(wildcards, datasets=None):
+    """(dataset label, optimiser label) -> (result npz, timing json) of a study, in order."""
+    spec = study_of(wildcards)
+    runs = {}
+    for dataset in datasets or spec["datasets"]:
+        label = config["datasets"][dataset].get("label", dataset)
+        for optimizer, opt_label in spec["optimizers"].items():
+            files = expand(
+                rules.optimizer_run.output,
+                study=wildcards.study,
+                dataset=dataset,
+                optimizer=optimizer,
+            )
+            runs[(label, opt_label)] = tuple(files)
+    return runs
+
+
+def study_run_files(wildcards, datasets=None):
+    return [f for pair in study_runs(wildcards, datasets).values() for f in pair]
+
+
+def optimizer_study_outputs():
+    outputs = []
+    for job in plan.optimizer_study_outputs(config):
+        if job["kind"] == "tables":
+            outputs += expand(
+                rules.optimizer_tables.output, paper=job["paper"], study=job["study"]
+            )
+        else:
+            outputs += expand(
+                rules.plot_optimizer_study.output,
+                paper=job["paper"],
+                study=job["study"],
+                dataset=job["dataset"],
+            )
+    return outputs

@@ -241,11 +241,43 @@ def _check_figure(where: str, spec: Mapping, exp: Mapping) -> list[str]:
     return problems
 
 
+def optimizer_study_outputs(config: Mapping) -> list[dict]:
+    """Wildcards of every optimiser-study output: ``kind`` (tables | figures), paper, study, and
+    ``dataset`` for figures (one set of figures per dataset)."""
+    jobs = []
+    for study, spec in config.get("optimizer_studies", {}).items():
+        jobs.append({"kind": "tables", "paper": spec["paper"], "study": study})
+        for dataset in spec["datasets"]:
+            jobs.append(
+                {"kind": "figures", "paper": spec["paper"], "study": study, "dataset": dataset}
+            )
+    return jobs
+
+
+def _check_study(config: Mapping, name: str, study: Mapping) -> list[str]:
+    where = f"optimizer_studies.{name}"
+    problems = [
+        f"{where}.datasets: {d!r} is not in datasets."
+        for d in study["datasets"]
+        if d not in config["datasets"]
+    ]
+    if study["baseline"] not in study["optimizers"]:
+        problems.append(
+            f"{where}.baseline: {study['baseline']!r} is not one of its optimizers "
+            f"{sorted(study['optimizers'])}."
+        )
+    if "optimizer" in study.get("params", {}):
+        problems.append(f"{where}.params: set the optimisers in `optimizers`, not in params.")
+    return problems
+
+
 def check_config(config: Mapping) -> None:
     """Cross-checks the schema cannot express; one ValueError listing every problem."""
     problems = []
     for name, exp in config["experiments"].items():
         problems += _check_experiment(config, name, exp)
+    for name, study in config.get("optimizer_studies", {}).items():
+        problems += _check_study(config, name, study)
     seen: dict[tuple[str, str], str] = {}
     for section in ("tables", "figures"):
         for job in paper_jobs(config, section):

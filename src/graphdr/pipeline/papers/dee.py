@@ -1,0 +1,291 @@
+"""Paper 003 (DEE): figures and tables of the optimiser comparison (Figures 2-6, the ORL claim).
+
+Reads the runs written by :mod:`graphdr.pipeline.papers.dee_runs`. Outputs whose names contain
+``timing`` plot or tabulate wall-clock measurements (see that module).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from graphdr import reporting
+from graphdr.pipeline import io
+
+__all__ = [
+    "NOT_REPORTED",
+    "optimizer_claims",
+    "optimizer_tables",
+    "plot_optimizer_study",
+    "read_run",
+]
+
+#: what the paper's cells that it does not report read as
+NOT_REPORTED = "not reported in the paper"
+
+
+def read_run(result_path: str | os.PathLike, timing_path: str | os.PathLike | None = None):
+    """The npz record as a dict, plus ``"timing"`` (the JSON record) when a path is given."""
+    run = io.read_npz(result_path)
+    if timing_path is not None:
+        run["timing"] = json.loads(open(timing_path, encoding="utf-8").read())
+    return run
+
+
+# ---- figures ---------------------------------------------------------------------------------
+
+
+def _scatter(ax, Z, y) -> None:
+    from graphdr.pipeline.report import _class_colours
+
+    codes = np.unique(y)
+    for code, colour in zip(codes, _class_colours(codes.size), strict=True):
+        mask = y == code
+        ax.scatter(Z[mask, 0], Z[mask, 1], s=4, alpha=0.8, linewidths=0, color=colour)
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
+def _elapsed(timing: Mapping) -> np.ndarray:
+    """Seconds since the start of the fit at each history entry (set-up before iteration 0)."""
+    setup = sum(v for k, v in timing["phases"].items() if k != "iterations")
+    return setup + np.cumsum(timing["iteration_seconds"])
+
+
+def plot_optimizer_study(
+    runs: Mapping[str, tuple[str, str]],
+    *,
+    dataset: str,
+    embeddings_stem: str | os.PathLike,
+    objective_stem: str | os.PathLike,
+    timing_stem: str | os.PathLike,
+) -> None:
+    """The three figures of one dataset: embeddings, objective vs iterations, vs seconds.
+
+    ``runs`` maps an optimiser label to ``(result npz, timing json)`` in panel order. The
+    first two figures are deterministic; the third plots measured seconds (a ``timing`` file).
+    """
+    loaded = {label: read_run(*paths) for label, paths in runs.items()}
+    size = (2.2 * len(loaded) + 0.4, 2.4)
+    with reporting.figure_style(**{"figure.figsize": size}):
+        fig = reporting.new_figure()
+        axes = fig.subplots(1, len(loaded), squeeze=False)[0]
+        for ax, (label, run) in zip(axes, loaded.items(), strict=True):
+            _scatter(ax, run["Z"], run["y"])
+            ax.set_title(f"{label} ({int(run['n_iter'])} it.)")
+        fig.suptitle(f"{dataset}: DEE embeddings by optimiser")
+        reporting.save_figure(fig, embeddings_stem)
+    for stem, by_time in ((objective_stem, False), (timing_stem, True)):
+        with reporting.figure_style(**{"figure.figsize": (3.6, 2.7)}):
+            fig = reporting.new_figure()
+            ax = fig.subplots()
+            for label, run in loaded.items():
+                E = run["objective"]
+                x = _elapsed(run["timing"]) if by_time else np.arange(E.size)
+                ax.plot(x, E, label=label)
+            ax.set_xscale(
+                "symlog" if not by_time else "log", **({} if by_time else {"linthresh": 1})
+            )
+            ax.set_yscale("log")
+            ax.set_xlabel("seconds (measured, this machine)" if by_time else "iteration")
+            ax.set_ylabel("DEE objective")
+            ax.set_title(dataset)
+            ax.legend()
+            reporting.save_figure(fig, stem)
+
+
+# ---- tables ----------------------------------------------------------------------------------
+
+
+def optimizer_tables(
+    runs: Mapping[tuple[str, str], tuple[str, str]],
+    *,
+    reference: str | os.PathLike,
+    baseline: str,
+    iterations_stem: str | os.PathLike,
+    objective_stem: str | os.PathLike,
+    timing_stem: str | os.PathLike,
+    long_output: str | os.PathLike,
+    captions: Mapping[str, str] | None = None,
+    claims_output: str | os.PathLike | None = None,
+) -> dict[str, pd.DataFrame]:
+    """Iterations, final objective (deterministic) and fit seconds (measured), vs the paper.
+
+    ``runs`` maps ``(dataset label, optimiser label)`` to ``(result npz, timing json)``.
+    ``reference`` is a CSV with columns ``table`` (``iterations``, ``seconds`` or
+    ``times_baseline``), ``row`` (optimiser label), ``column`` (dataset label) and ``value``:
+    the paper's numbers where it gives any; every other cell reads "not reported in the paper".
+    ``times_baseline`` is a fit's wall time divided by that of the ``baseline`` optimiser on the
+    same dataset. Writes three display tables (.csv/.md/.tex) and the long CSV of the
+    deterministic numbers (iterations, final objective, converged); returns the displays.
+    With ``claims_output``, also the verdicts of :func:`optimizer_claims` on the dataset of the
+    reference's first row, against the optimiser of its ``times_baseline`` row.
+    """
+    captions = dict(captions or {})
+    frame = pd.DataFrame([_record(d, o, *paths) for (d, o), paths in runs.items()])
+    io.write_csv(frame.drop(columns="seconds"), long_output)
+    base = frame[frame["optimizer"] == baseline].set_index("dataset")["seconds"]
+    frame["times_baseline"] = frame["seconds"] / frame["dataset"].map(base)
+    paper = pd.read_csv(reference)
+    shown = {
+        "iterations": _versus(frame, paper, ["iterations"], 0, baseline),
+        "objective": frame.pivot(index="optimizer", columns="dataset", values="objective")
+        .reindex(index=list(dict.fromkeys(frame["optimizer"])))
+        .reindex(columns=list(dict.fromkeys(frame["dataset"])))
+        .rename_axis(index="optimiser", columns=None)
+        .reset_index(),
+    }
+    shown["timing"] = _versus(frame, paper, ["seconds", "times_baseline"], 2, baseline)
+    stems = {"iterations": iterations_stem, "objective": objective_stem, "timing": timing_stem}
+    for key, stem in stems.items():
+        fmt = ".6g" if key == "objective" else ".2f"
+        reporting.write_table(shown[key], stem, caption=captions.get(key), float_format=fmt)
+    if claims_output is not None:
+        focus = paper["column"].iloc[0]
+        second = paper.loc[paper["table"] == "times_baseline", "row"].iloc[0]
+        cells = paper[paper["column"] == focus].set_index(["table", "row"])["value"]
+        keys = {
+            ("iterations", baseline): "baseline_iterations",
+            ("iterations", second): "second_iterations",
+            ("seconds", baseline): "baseline_seconds",
+            ("times_baseline", second): "second_times_baseline",
+        }
+        numbers = {name: float(cells[key]) for key, name in keys.items() if key in cells.index}
+        optimizer_claims(
+            runs, baseline=baseline, second=second, focus=focus, paper=numbers, output=claims_output
+        )
+    return shown
+
+
+def optimizer_claims(
+    runs: Mapping[tuple[str, str], tuple[str, str]],
+    *,
+    baseline: str,
+    second: str,
+    focus: str,
+    paper: Mapping[str, float],
+    output: str | os.PathLike,
+) -> str:
+    """Markdown verdict per claim of the paper, every number read from the runs.
+
+    ``baseline`` is LD, ``second`` FP, ``focus`` the dataset of the paper's numeric claim (ORL)
+    and ``paper`` its numbers: ``baseline_iterations``, ``second_iterations``,
+    ``baseline_seconds``, ``second_times_baseline``. Holds measured times (name it ``timing``).
+    """
+    frame = pd.DataFrame([_record(d, o, *paths) for (d, o), paths in runs.items()])
+    by = {k: g.set_index("optimizer") for k, g in frame.groupby("dataset", sort=False)}
+    lines = [f"Claims of the paper about the optimisers, checked on {len(by)} datasets.", ""]
+    fewest = [d for d, g in by.items() if g["iterations"].idxmin() == baseline]
+    lines.append(
+        f"* {baseline} needs the fewest iterations: "
+        f"{_verdict(len(fewest), len(by))} on {len(fewest)}/{len(by)} datasets ("
+        + ", ".join(f"{d}: {_ranking(g, 'iterations', '{:.0f}')}" for d, g in by.items())
+        + ")."
+    )
+    lowest = [d for d, g in by.items() if g["objective"].idxmin() == baseline]
+    lines.append(
+        f"* {baseline} reaches the lowest objective: {_verdict(len(lowest), len(by))} on "
+        f"{len(lowest)}/{len(by)} datasets ("
+        + ", ".join(
+            f"{d}: {baseline} {g.loc[baseline, 'objective']:.6g}, best other "
+            f"{g.drop(baseline)['objective'].min():.6g}"
+            for d, g in by.items()
+        )
+        + ")."
+    )
+    fastest = [d for d, g in by.items() if g["seconds"].idxmin() == baseline]
+    lines.append(
+        f"* Efficiency order by fit time ({baseline} first; measured on this machine): "
+        f"{baseline} fastest on {len(fastest)}/{len(by)} datasets ("
+        + ", ".join(f"{d}: {_ranking(g, 'seconds', '{:.2f} s')}" for d, g in by.items())
+        + ")."
+    )
+    ordered = [
+        d
+        for d, g in by.items()
+        if g["seconds"].idxmin() == baseline and g.drop(baseline)["seconds"].idxmin() == second
+    ]
+    lines.append(
+        f"* Full efficiency order {baseline} > {second} > the others by fit time: "
+        f"{_verdict(len(ordered), len(by))} on {len(ordered)}/{len(by)} datasets"
+        + (f" ({', '.join(ordered)})." if ordered else ".")
+    )
+    if focus in by:
+        g = by[focus]
+        ours = {
+            "baseline_iterations": g.loc[baseline, "iterations"],
+            "second_iterations": g.loc[second, "iterations"],
+            "baseline_seconds": g.loc[baseline, "seconds"],
+            "second_times_baseline": g.loc[second, "seconds"] / g.loc[baseline, "seconds"],
+        }
+        names = {
+            "baseline_iterations": f"{baseline} iterations",
+            "second_iterations": f"{second} iterations",
+            "baseline_seconds": f"{baseline} fit seconds (machine-dependent)",
+            "second_times_baseline": f"{second} time / {baseline} time",
+        }
+        for key, name in names.items():
+            if key in paper:
+                lines.append(
+                    f"* {focus}, {name}: paper {paper[key]:g}, ours {ours[key]:.3g} "
+                    f"(ours / paper = {ours[key] / paper[key]:.2f})."
+                )
+    text = "\n".join(lines) + "\n"
+    with io.atomic_path(output) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return text
+
+
+def _verdict(hits: int, total: int) -> str:
+    return "reproduced" if hits == total else ("partly reproduced" if hits else "not reproduced")
+
+
+def _ranking(group: pd.DataFrame, column: str, fmt: str) -> str:
+    ordered = group[column].sort_values(kind="stable")
+    return " < ".join(f"{o} {fmt.format(v)}" for o, v in ordered.items())
+
+
+def _record(dataset: str, optimizer: str, result, timing) -> dict:
+    run = read_run(result, timing)
+    return {
+        "dataset": dataset,
+        "optimizer": optimizer,
+        "iterations": int(run["n_iter"]),
+        "objective": float(run["objective"][-1]),
+        "converged": bool(run["converged"]),
+        "seconds": float(run["timing"]["fit_seconds"]),
+    }
+
+
+#: column suffix of each compared quantity in the display tables
+_SUFFIX = {"iterations": "", "seconds": " (s)", "times_baseline": " (x {baseline})"}
+
+
+def _versus(frame: pd.DataFrame, paper: pd.DataFrame, values, decimals: int, baseline: str):
+    """Paper-vs-reproduced display (rows layout) of some columns of ``frame``, dataset-major."""
+    ours, ref = [], []
+    for dataset in dict.fromkeys(frame["dataset"]):
+        rows = frame[frame["dataset"] == dataset]
+        for value in values:
+            column = dataset + _SUFFIX[value].format(baseline=baseline)
+            ours.append(
+                pd.DataFrame({"row": rows["optimizer"], "column": column, "value": rows[value]})
+            )
+            cells = paper[(paper["table"] == value) & (paper["column"] == dataset)]
+            ref.append(cells[["row", "value"]].assign(column=column))
+    ours = pd.concat(ours, ignore_index=True)
+    ref = pd.concat(ref, ignore_index=True)[["row", "column", "value"]]
+    shown = reporting.paper_vs_reproduced(
+        ours, ref, decimals=decimals, layout="rows", row_label="optimiser", missing=NOT_REPORTED
+    )
+    # the paper's rows come first there: restore the configured optimiser order (blocks of 3)
+    # and the configured dataset order of the columns (paper columns come first there too)
+    order = {o: i for i, o in enumerate(dict.fromkeys(frame["optimizer"]))}
+    block = shown["optimiser"].where(shown["optimiser"] != "").ffill().map(order)
+    shown = shown.iloc[np.argsort(block.to_numpy(), kind="stable")].reset_index(drop=True)
+    data_columns = list(ours["column"].drop_duplicates())
+    return shown[["optimiser", "", *data_columns, "notes"]]

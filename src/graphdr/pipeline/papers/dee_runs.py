@@ -1,0 +1,98 @@
+"""Paper 003 (DEE), optimiser comparison: one fit per (dataset, optimiser), on every sample.
+
+One *optimiser run* fits one iterative estimator of :mod:`graphdr.methods` (DEE) with one
+optimiser on a whole prepared dataset (no split: the paper embeds every sample) and writes:
+
+* ``<run>.npz`` -- the embedding ``Z``, labels ``y``, ``class_names`` and the optimiser's
+  record without times (``objective``, ``step``, ``n_evals`` per iteration, ``n_iter``,
+  ``converged``, ``stop_message``). The fit is bitwise deterministic (fixed seed, fixed
+  summation order), so this file is byte-identical run to run.
+* ``<run>.timing.json`` -- the measurements: seconds per iteration (``history_["time"]``),
+  ``timings_`` (set-up, direction, iterations) and the fit's wall time. They vary from run to
+  run and from machine to machine.
+
+Naming convention: every workflow output whose file name contains ``timing`` holds wall-clock
+measurements and is excluded from the byte-identity guarantee (docs/workflow.md); everything
+else is deterministic. This module imports no plotting or reporting code, so editing those
+re-runs the figures and tables, not the fits.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import time
+import warnings
+from collections.abc import Mapping
+
+import numpy as np
+
+from graphdr import datasets
+from graphdr.pipeline import io
+
+__all__ = ["TIMING_MARK", "is_timing_output", "optimizer_run"]
+
+#: substring of the file name of every output that holds wall-clock measurements
+TIMING_MARK = "timing"
+
+
+def is_timing_output(path: str | os.PathLike) -> bool:
+    """True for outputs holding wall-clock measurements (name contains :data:`TIMING_MARK`)."""
+    return TIMING_MARK in os.path.basename(os.fspath(path))
+
+
+def optimizer_run(
+    prepared: str | os.PathLike,
+    *,
+    estimator: str,
+    params: Mapping,
+    optimizer: str,
+    result_path: str | os.PathLike,
+    timing_path: str | os.PathLike,
+) -> dict:
+    """Fit ``estimator(**params, optimizer=optimizer)`` on every sample of ``prepared``.
+
+    Writes the deterministic record to ``result_path`` (npz) and the measurements to
+    ``timing_path`` (JSON); returns the timing record.
+    """
+    dataset = datasets.load_npz(prepared)
+    make = getattr(importlib.import_module("graphdr.methods"), estimator)
+    model = make(**(dict(params) | {"optimizer": optimizer}))
+    _warm_up(make, params, optimizer, dataset)
+    start = time.perf_counter()
+    Z = model.fit_transform(dataset.X, dataset.y)
+    fit_seconds = time.perf_counter() - start
+    history = model.history_
+    arrays = {
+        "Z": np.asarray(Z, dtype=np.float64),
+        "y": dataset.y,
+        "class_names": np.asarray(dataset.class_names, dtype=np.str_),
+        "objective": np.asarray(history["objective"], dtype=np.float64),
+        "step": np.asarray(history["step"], dtype=np.float64),
+        "n_evals": np.asarray(history["n_evals"]),
+        "n_iter": np.asarray(model.n_iter_),
+        "converged": np.asarray(bool(model.converged_)),
+        "stop_message": np.asarray(str(model.stop_message_), dtype=np.str_),
+    }
+    timing = {
+        "optimizer": optimizer,
+        "n_iter": int(model.n_iter_),
+        "fit_seconds": fit_seconds,
+        "phases": {k: float(v) for k, v in model.timings_.items()},
+        "iteration_seconds": [float(t) for t in history["time"]],
+    }
+    io.write_npz(result_path, arrays)
+    io.write_json(timing, timing_path)
+    return timing
+
+
+def _warm_up(make, params, optimizer, dataset, per_class: int = 5) -> None:
+    """A 2-iteration fit on a few samples per class, so the timed fit does not pay the one-off
+    load of the compiled numba kernels (about a second per process on this project's machines)."""
+    y = dataset.y
+    idx = np.concatenate([np.flatnonzero(y == c)[:per_class] for c in np.unique(y)])
+    small = dict(params) | {"optimizer": optimizer, "max_iter": 2, "pca": None}
+    small["n_components"] = min(int(small.get("n_components", 2)), idx.size - 1)
+    with warnings.catch_warnings():  # a tiny subset is ill-posed (few samples): irrelevant here
+        warnings.simplefilter("ignore")
+        make(**small).fit(dataset.X[idx], y[idx])
