@@ -3,10 +3,12 @@
 * ``LDA_GE`` vs ``sklearn.discriminant_analysis.LinearDiscriminantAnalysis`` (svd solver, its
   default) on the same data: both solve Fisher's problem; ours goes through the general GE path
   (basis of the data span + one small generalised eigenproblem). Our target: at most 2x.
-* ``KDA_GE`` vs ``sklearn.decomposition.KernelPCA(eigen_solver="dense")``: KernelPCA is the floor
-  of any kernel GE (one kernel matrix + one dense N x N ``eigh``); KDA_GE adds the scatters and an
-  r x r generalised ``eigh``. Our target: at most 3x.
-* ``KPCA_GE`` vs ``KernelPCA`` (same problem): at most 1.5x.
+* ``KDA_GE`` and ``KPCA_GE`` vs ``sklearn.decomposition.KernelPCA(eigen_solver="dense")`` with
+  C - 1 components (the peer: it needs only the leading eigenpairs, a subset ``eigh``), and vs
+  their floor: the kernel matrix plus one FULL dense ``eigh`` of the centred N x N kernel, which
+  our kernel GE needs because it solves in an exact basis of the kernel's range (see
+  docs/estimators.md). Targets: at most 1.5x the floor; against KernelPCA the ratio is printed
+  with our 1.5x target for KPCA_GE (same problem) and none for KDA_GE (a different problem).
 
 Data: N samples, D = 1024 features, C = 20 Gaussian classes; RBF kernel with gamma = 1/D.
 BLAS threads are whatever the machine gives (the same for ours and the peer, interleaved rounds).
@@ -15,10 +17,12 @@ BLAS threads are whatever the machine gives (the same for ours and the peer, int
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg
 from sklearn.decomposition import KernelPCA
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
 from benchmarks._util import compare_best, row
+from graphdr.kernels import center_kernel_train, pairwise_kernel
 from graphdr.methods import KDA_GE, KPCA_GE, LDA_GE
 
 FULL_SIZES = (1000, 2000, 4000)
@@ -67,17 +71,30 @@ def _rows_for(n: int, d: int) -> list[dict]:
             "kda_ge": lambda: KDA_GE(kernel="rbf", gamma=gamma).fit(X, y),
             "kpca_ge": lambda: KPCA_GE(n_components=k, kernel="rbf", gamma=gamma).fit(X),
             "kpca_sklearn": lambda: kpca.fit(X),
+            "floor": lambda: scipy.linalg.eigh(
+                center_kernel_train(pairwise_kernel(X, gamma=gamma), copy=False)[0]
+            ),
         },
         repeat=1 if n >= 4000 else 2,
     )
-    for name, peer, target in (("kda_ge", "KDA_GE", 3.0), ("kpca_ge", "KPCA_GE", 1.5)):
+    for name, peer, target in (("kda_ge", "KDA_GE", None), ("kpca_ge", "KPCA_GE", 1.5)):
+        case = f"{peer[:-3]} N={n} D={d} C={C}"
         rows.append(
             row(
-                f"{peer[:-3]} N={n} D={d} C={C}",
-                f"{peer} / sklearn KernelPCA(dense) fit time",
+                case,
+                f"{peer} / sklearn KernelPCA(dense, {k} comp.) fit time",
                 t[name] / t["kpca_sklearn"],
                 at_most=target,
                 details=f"ours {t[name]:.2f}s, KernelPCA {t['kpca_sklearn']:.2f}s",
+            )
+        )
+        rows.append(
+            row(
+                case,
+                f"{peer} / floor (kernel + full eigh)",
+                t[name] / t["floor"],
+                at_most=1.5,
+                details=f"ours {t[name]:.2f}s, floor {t['floor']:.2f}s",
             )
         )
     return rows
