@@ -425,3 +425,20 @@ def test_invariant_to_relabelling(names, name):
     X, y, Xt = _INV
     Z = _FACTORIES[name]().fit(X, np.asarray(names)[y]).transform(Xt)
     assert_equal_up_to_sign(Z, _REFS[name], atol=1e-7)
+
+
+def test_kpca_leading_eigenpairs_only_equal_the_full_decomposition():
+    """KPCA_GE with n_components computes only the leading eigenpairs (a subset eigh): the
+    result equals the leading columns of the full decomposition."""
+    rng = np.random.default_rng(11)
+    X, X_new = rng.normal(size=(80, 6)), rng.normal(size=(15, 6))
+    full = KPCA_GE(kernel="rbf", gamma=0.2).fit(X)
+    part = KPCA_GE(n_components=4, kernel="rbf", gamma=0.2).fit(X)
+    np.testing.assert_allclose(part.eigenvalues_, full.eigenvalues_[:4], rtol=1e-10)
+    np.testing.assert_allclose(part.transform(X_new), full.transform(X_new)[:, :4], atol=1e-9)
+
+
+def test_kpca_leading_path_still_states_the_rank_bound():
+    X = np.random.default_rng(12).normal(size=(30, 2))  # linear kernel: centred rank 2
+    with pytest.raises(ValueError, match=r"n_components=3 is larger than the rank of the centred"):
+        KPCA_GE(n_components=3, kernel="linear").fit(X)

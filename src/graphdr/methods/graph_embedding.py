@@ -18,6 +18,7 @@ eigenvalues of ``Z^T Z`` below ``tol * max`` are treated as zero.
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -93,7 +94,7 @@ def data_span(Xc: np.ndarray, tol: float = DEFAULT_TOL) -> tuple[np.ndarray, np.
     return Xc @ basis, basis
 
 
-def kernel_feature_map(Kc: np.ndarray, tol: float = DEFAULT_KERNEL_TOL):
+def kernel_feature_map(Kc: np.ndarray, tol: float = DEFAULT_KERNEL_TOL, n_leading=None):
     """Exact finite feature map of a centred kernel matrix (overwrites ``Kc``).
 
     ``Kc = U S U^T``, keep ``S_k > tol * S_1`` (descending). Returns ``(U_r, root)`` with
@@ -101,8 +102,19 @@ def kernel_feature_map(Kc: np.ndarray, tol: float = DEFAULT_KERNEL_TOL):
     kept part) and a direction ``w`` in Phi-coordinates has dual coefficients
     ``alpha = U_r diag(1/root) w`` (``Kc alpha = Phi w``, ``alpha^T Kc alpha = w^T w``).
     Negative eigenvalues (a kernel that is not PSD) are dropped with a warning.
+
+    ``n_leading=k`` computes only the k largest eigenpairs (a subset ``eigh``, much cheaper than
+    the full decomposition) for estimators whose solution lies in them (KPCA); the rank is then
+    counted among those k, and the PSD warning, which needs the smallest eigenvalue, is skipped.
     """
-    s, U = scipy.linalg.eigh(Kc, overwrite_a=True, check_finite=False)
+    n = Kc.shape[0]
+    if n_leading is not None and n_leading < n:
+        s, U = scipy.linalg.eigh(
+            Kc, overwrite_a=True, check_finite=False, subset_by_index=(n - n_leading, n - 1)
+        )
+    else:
+        n_leading = None
+        s, U = scipy.linalg.eigh(Kc, overwrite_a=True, check_finite=False)
     s, U = s[::-1], U[:, ::-1]
     top = s[0] if s.size else 0.0
     if top <= 0:
@@ -110,7 +122,7 @@ def kernel_feature_map(Kc: np.ndarray, tol: float = DEFAULT_KERNEL_TOL):
             "The centred kernel matrix has no positive eigenvalue (all training points coincide "
             "in feature space): there is no direction to embed."
         )
-    if s[-1] < -1e-6 * top:
+    if n_leading is None and s[-1] < -1e-6 * top:
         warnings.warn(
             f"The kernel matrix is not positive semi-definite: its most negative centred "
             f"eigenvalue is {s[-1]:.3g} ({-s[-1] / top:.2g} of the largest). Negative "
@@ -463,7 +475,7 @@ class KernelGraphEmbedding(_GEBase):
         sq_dist = kernel_sq_distances(Kc) if builder.needs_distances else None  # centring-free
         graph = builder(y_enc, sq_distances=sq_dist, n_samples=Kc.shape[0])
         del sq_dist
-        U, root = kernel_feature_map(Kc, self._solver_options()["tol"])
+        U, root = kernel_feature_map(Kc, self._solver_options()["tol"], self._leading_only())
         del Kc
         W = self._embed(U * root, graph, builder)
         self.dual_coef_ = np.ascontiguousarray(flip_signs(U @ (W / root[:, None])))
@@ -480,6 +492,13 @@ class KernelGraphEmbedding(_GEBase):
         Kt = self._test_kernel(X)
         Kt = center_kernel_test(Kt, self.kernel_centering_, copy=Kt is X)
         return Kt @ self.dual_coef_
+
+    def _leading_only(self):
+        """How many leading eigenpairs of the centred kernel the solution needs (None: all).
+
+        Every graph but PCA mixes the whole range of the kernel; KPCA overrides this.
+        """
+        return None
 
     # -- kernel hooks (NGEU overrides them) -------------------------------------------------
 
@@ -631,6 +650,12 @@ class KPCA_GE(KernelGraphEmbedding):
 
     def _solver_options(self):
         return {"solver": "regularized", "reg": DEFAULT_REG, "tol": self.tol}
+
+    def _leading_only(self):
+        # KPCA's directions are the leading eigenvectors of the centred kernel: with a given
+        # n_components only those are computed (as scikit-learn's KernelPCA does).
+        n = self.n_components
+        return n if isinstance(n, numbers.Integral) and not isinstance(n, bool) and n > 0 else None
 
 
 class KDA_GE(KernelGraphEmbedding):
