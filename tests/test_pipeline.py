@@ -25,6 +25,7 @@ from graphdr.methods import KPCA_GE, LDA_GE
 from graphdr.pipeline import codedeps, data, evaluate, fit, io, plan, report, runtime, splits
 
 SRC = Path(__file__).resolve().parents[1] / "src"
+ROOT = SRC.parent
 
 
 # ------------------------------------------------------------------------------------------
@@ -862,3 +863,22 @@ def test_job_logs_threads_and_failures(tmp_path):
     assert "rule fake_rule, wildcards {'dataset': 'x'}" in text
     assert "'numba': 1" in text
     assert "job failed" in text and "ZeroDivisionError" in text
+
+
+def test_script_bootstrap_exports_the_runtime_thread_variables():
+    """workflow/scripts/_bootstrap.py cannot import graphdr (numpy would load first): its copy of
+    the thread variables must stay equal to the package's."""
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'workflow' / 'scripts')!r})\n"
+        "import _bootstrap\n"
+        "class S: threads = 3\n"
+        "_bootstrap.start({'snakemake': S()})\n"
+        "import os\n"
+        "from graphdr.pipeline import runtime\n"
+        "assert _bootstrap.THREAD_VARIABLES == runtime.THREAD_VARIABLES\n"
+        "print([os.environ[v] for v in runtime.THREAD_VARIABLES])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['3', '3', '3', '3']"

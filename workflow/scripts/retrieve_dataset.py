@@ -4,17 +4,13 @@ Run by Snakemake, or by hand for debugging (`python workflow/scripts/retrieve_da
 job below is then rebuilt from the workflow (edit its wildcards to debug another job).
 """
 
-import os
 import sys
-from pathlib import Path
 
-if "snakemake" in globals():  # thread pools are sized when numpy/numba load: export first
-    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-        os.environ[_var] = str(snakemake.threads)
-    _scripts = Path(snakemake.scriptdir)
-else:
-    _scripts = Path(__file__).parent
-sys.path.insert(0, str(_scripts.resolve().parents[1] / "src"))  # this checkout's graphdr
+if "snakemake" in globals():  # Snakemake runs a copy of this file from .snakemake/scripts
+    sys.path.insert(0, snakemake.scriptdir)
+import _bootstrap  # noqa: E402
+
+_bootstrap.start(globals())  # thread counts before numpy loads; this checkout's src/ first
 
 from graphdr.pipeline import data, runtime  # noqa: E402
 
