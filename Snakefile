@@ -2,6 +2,7 @@
 #   snakemake --cores all                                  # every paper output (default target)
 #   snakemake --cores all --configfile config/quick.yaml   # reduced protocol
 #   snakemake -n paper_figures/demo/demo_projection.pdf    # what would run, and why
+# Outputs go under the roots of `output:` in the config (quick: results/quick/...).
 # See docs/workflow.md.
 
 
@@ -21,7 +22,7 @@ include: "workflow/rules/figures.smk"
 include: "workflow/rules/papers.smk"
 
 
-# Every table and figure under paper_figures/ that the config lists.
+# Every paper table and figure the config lists (under the figures root, output.figures).
 rule all:
     default_target: True
     input:

@@ -88,6 +88,23 @@ def test_configs_satisfy_schema_and_cross_checks(files):
     assert config["experiments"]["demo"]["dimensions"] == "max"  # defaults are filled in
 
 
+def test_configs_have_separate_output_roots():
+    """The quick overlay writes under its own roots, so it never overwrites the full outputs."""
+    import jsonschema
+    import yaml
+
+    full = _load_config("config.yaml")["output"]
+    quick = _load_config("config.yaml", "quick.yaml")["output"]
+    assert full == {"results": "results", "figures": "paper_figures", "logs": "logs"}
+    assert set(quick) == set(full) and set(quick.values()).isdisjoint(full.values())
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    for bad in ("", ".", "results/", "my results"):
+        config = _load_config("config.yaml")
+        config["output"]["results"] = bad
+        assert not validator.is_valid(config), bad
+
+
 def test_schema_rejects_unknown_keys_everywhere():
     import jsonschema
     import yaml
@@ -98,6 +115,7 @@ def test_schema_rejects_unknown_keys_everywhere():
     for path, key in [
         ((), "experimentz"),
         (("data",), "mirrors"),
+        (("output",), "result"),
         (("datasets", "wine"), "sorce"),
         (("experiments", "demo"), "seedz"),
         (("experiments", "demo", "split"), "size"),

@@ -39,8 +39,17 @@ pytestmark = pytest.mark.workflow
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 QUICK = ["--configfile", "config/quick.yaml"]
-TABLE = Path("paper_figures/demo/demo_accuracy")
-FIGURE = Path("paper_figures/demo/demo_projection")
+
+
+def _roots(name: str) -> dict[str, str]:
+    return yaml.safe_load((ROOT / "config" / name).read_text())["output"]
+
+
+# Output roots (config `output:`): the quick run writes under its own; the full ones stay untouched.
+FULL_ROOTS = _roots("config.yaml")
+RESULTS, FIGURES, LOGS = (_roots("quick.yaml")[k] for k in ("results", "figures", "logs"))
+TABLE = Path(FIGURES, "demo/demo_accuracy")
+FIGURE = Path(FIGURES, "demo/demo_projection")
 MIRROR = Path(os.environ.get("GRAPHDR_DATA_MIRROR") or ROOT.parent / "shared" / "datasets")
 IRIS = "uci/keel/iris.dat"  # the demo's raw-file dataset (KEEL Iris)
 # raw files of the quick DEE optimiser study (config/quick.yaml: Yale and 100 USPS digits)
@@ -96,23 +105,23 @@ def planned(repo: Path, *targets: str, env: dict, configs=()) -> set[str]:
 
 # first output of each rule's job, so that expected job sets read like the DAG
 def retrieve(d):
-    return f"results/raw/{d}.json"
+    return f"{RESULTS}/raw/{d}.json"
 
 
 def prepare(d):
-    return f"results/prepared/{d}.npz"
+    return f"{RESULTS}/prepared/{d}.npz"
 
 
 def split(d, experiment="demo", seed=0):
-    return f"results/splits/{experiment}/{d}/seed{seed}.npz"
+    return f"{RESULTS}/splits/{experiment}/{d}/seed{seed}.npz"
 
 
 def fit(d, m, experiment="demo", seed=0):
-    return f"results/fit/{experiment}/{d}/{m}/seed{seed}_fold0.pkl"
+    return f"{RESULTS}/fit/{experiment}/{d}/{m}/seed{seed}_fold0.pkl"
 
 
 def score(d, m, experiment="demo", seed=0):
-    return f"results/scores/{experiment}/{d}/{m}/seed{seed}_fold0.csv"
+    return f"{RESULTS}/scores/{experiment}/{d}/{m}/seed{seed}_fold0.csv"
 
 
 def fits(datasets=DATASETS, methods=METHODS, **kw) -> set[str]:
@@ -151,9 +160,27 @@ def read_back(path: Path):
 
 
 def output_files(repo: Path) -> list[Path]:
-    """Every workflow output (results/ and paper_figures/), relative to ``repo``."""
-    files = [p for d in ("results", "paper_figures") for p in (repo / d).rglob("*") if p.is_file()]
+    """Every output of the quick run (under its results and figures roots), relative to ``repo``."""
+    files = {p for d in (RESULTS, FIGURES) for p in (repo / d).rglob("*") if p.is_file()}
     return sorted(p.relative_to(repo) for p in files)
+
+
+def stage(f: Path) -> str:
+    """What an output is: "figures" under the figures root, else its results folder (fit, ...)."""
+    if f.is_relative_to(FIGURES):
+        return "figures"
+    return f.relative_to(RESULTS).parts[0]
+
+
+def outside_quick_roots(repo: Path) -> list[str]:
+    """Files under the full configuration's roots that are not under the quick ones."""
+    quick = [Path(r) for r in (RESULTS, FIGURES, LOGS)]
+    return sorted(
+        str(p.relative_to(repo))
+        for root in FULL_ROOTS.values()
+        for p in (repo / root).rglob("*")
+        if p.is_file() and not any(p.relative_to(repo).is_relative_to(q) for q in quick)
+    )
 
 
 def deterministic(files: list[Path]) -> list[Path]:
@@ -165,8 +192,8 @@ def deterministic(files: list[Path]) -> list[Path]:
     return [
         f
         for f in files
-        if f.parts[1] != "benchmarks"
-        and not (f.parts[1] == "fit" and f.suffix == ".json")
+        if stage(f) != "benchmarks"
+        and not (stage(f) == "fit" and f.suffix == ".json")
         and "timing" not in f.name
     ]
 
@@ -260,7 +287,7 @@ def build(tmp_path_factory):
 
     # 2. the rest, killed while evaluation jobs run
     log = base / "killed.log"
-    kill_while_running(repo, env, log, prefix="results/scores/")
+    kill_while_running(repo, env, log, prefix=f"{RESULTS}/scores/")
     record["killed_log"] = log.read_text()
     record["incomplete"] = incomplete_markers(repo)
     record["after_kill"] = output_files(repo)
@@ -278,6 +305,7 @@ def build(tmp_path_factory):
     record["resumed_jobs"] = jobs_in(out)
     record["markers_left"] = sorted(incomplete_markers(repo))
     record["hidden_after_resume"] = [f for f in output_files(repo) if f.name.startswith(".")]
+    record["outside_quick_roots"] = outside_quick_roots(repo)
     files = deterministic(output_files(repo))
     record["bytes"] = {f: (repo / f).read_bytes() for f in files}
     return record
@@ -305,7 +333,7 @@ def overlay(repo: Path, name: str, text: str) -> tuple[str]:
 
 
 def test_demo_table_and_figure_are_built(repo):
-    long = pd.read_csv(repo / "results/tables/demo/demo_accuracy.csv")
+    long = pd.read_csv(repo / RESULTS / "tables/demo/demo_accuracy.csv")
     assert len(long) == len(DATASETS) * len(METHODS) and set(long["n"]) == {1}  # one seed
     assert long["value"].between(50, 100).all(), long
     lda_wine = long[(long["dataset"] == "wine") & (long["method"] == "LDA_GE")]["value"].item()
@@ -318,8 +346,16 @@ def test_demo_table_and_figure_are_built(repo):
     assert (repo / FIGURE.with_suffix(".pdf")).read_bytes().startswith(b"%PDF")
     assert (repo / FIGURE.with_suffix(".png")).read_bytes().startswith(b"\x89PNG")
     # the raw-file dataset went through retrieve_dataset, whose manifest pins the file
-    manifest = json.loads((repo / "results/raw/iris.json").read_text())
+    manifest = json.loads((repo / retrieve("iris")).read_text())
     assert list(manifest["files"]) == [IRIS] and len(manifest["files"][IRIS]) == 64
+
+
+def test_quick_run_writes_under_its_own_roots_only(build):
+    """The quick roots differ from the full ones, and the quick run wrote nothing outside them
+    (paper_figures/ holds the committed outputs of the full configuration)."""
+    assert {RESULTS, FIGURES, LOGS}.isdisjoint(FULL_ROOTS.values())
+    assert build["outside_quick_roots"] == []
+    assert (build["repo"] / LOGS / "fit_embed").is_dir()
 
 
 def test_second_run_does_nothing(repo, env):
@@ -327,11 +363,11 @@ def test_second_run_does_nothing(repo, env):
 
 
 def test_target_builds_only_its_ancestors(build):
-    """`snakemake paper_figures/demo/demo_projection.png` ran exactly the figure's ancestors."""
+    """`snakemake <figures>/demo/demo_projection.png` ran exactly the figure's ancestors."""
     expected = {prepare(d) for d in FIGURE_DATASETS} | {split(d) for d in FIGURE_DATASETS}
     expected |= fits(FIGURE_DATASETS) | {FIGURE_JOB}
     assert build["figure_jobs"] == expected
-    made = {str(f) for f in build["after_figure"] if f.parts[1] != "benchmarks"}
+    made = {str(f) for f in build["after_figure"] if stage(f) != "benchmarks"}
     assert not [f for f in made if "scores" in f or "iris" in f or "demo_accuracy" in f]
 
 
@@ -340,7 +376,7 @@ def test_killed_run_recovers_without_corrupt_output(build):
     assert "rule evaluate_embedding:" in build["killed_log"]
     assert build["unreadable_after_kill"] == []  # no truncated file under an output's name
     # Snakemake's incomplete markers name outputs of the jobs that were running
-    assert [f for f in build["incomplete"] if f.startswith("results/scores/")]
+    assert [f for f in build["incomplete"] if f.startswith(f"{RESULTS}/scores/")]
     started = {
         f for line in re.findall(r"    output: (.*)", build["killed_log"]) for f in line.split(", ")
     }
@@ -350,7 +386,8 @@ def test_killed_run_recovers_without_corrupt_output(build):
     assert locked.returncode != 0 and "--unlock" in locked.stdout, locked.stdout[-2000:]
     # after --unlock, the rerun redid every interrupted job (named by its first output here)
     interrupted = {
-        re.sub(r"^(results/fit/.*)\.(npz|json)$", r"\1.pkl", f) for f in build["incomplete"]
+        re.sub(rf"^({re.escape(RESULTS)}/fit/.*)\.(npz|json)$", r"\1.pkl", f)
+        for f in build["incomplete"]
     }
     assert interrupted <= build["resumed_jobs"]
     assert build["resumed_jobs"].isdisjoint(build["figure_jobs"])  # nothing finished ran twice
@@ -367,10 +404,11 @@ def _thread_limits(log: str) -> dict[str, int]:
 def test_jobs_log_their_thread_limits(repo):
     config = yaml.safe_load((repo / "config/config.yaml").read_text())
     fit_threads = config["resources"]["fit_embed"]["threads"]
-    fit_log = (repo / "logs/fit_embed/demo/wine/KDA_GE/seed0_fold0.log").read_text()
+    fit_log = (repo / LOGS / "fit_embed/demo/wine/KDA_GE/seed0_fold0.log").read_text()
     limits = _thread_limits(fit_log)
     assert limits["numba"] == fit_threads and limits.get("openblas", fit_threads) == fit_threads
-    assert set(_thread_limits((repo / "logs/prepare_dataset/wine.log").read_text()).values()) == {1}
+    prepare_log = (repo / LOGS / "prepare_dataset/wine.log").read_text()
+    assert set(_thread_limits(prepare_log).values()) == {1}
     assert "NUMBA_CACHE_DIR: " in fit_log
     # jobs run the package of this checkout (the copy), not the installed one
     assert f"graphdr imported from {repo / 'src' / 'graphdr'}" in fit_log
@@ -391,10 +429,10 @@ def _edit(path: Path) -> tuple[str, int, int]:
 BELOW_FITS = fits() | scores() | {TABLE_JOB, FIGURE_JOB}
 # the DEE optimiser study (first output of each job): runs, figures per dataset, tables
 DEE_RUNS = {
-    f"results/optimizers/dee_optimizers/{d}/{o}.npz" for d in DEE_DATASETS for o in DEE_OPTIMIZERS
+    f"{RESULTS}/optimizers/dee_optimizers/{d}/{o}.npz" for d in DEE_DATASETS for o in DEE_OPTIMIZERS
 }
-DEE_PLOTS = {f"paper_figures/dee/dee_optimizers_{d}_embeddings.pdf" for d in DEE_DATASETS} | {
-    "paper_figures/dee/dee_optimizers_iterations.csv"
+DEE_PLOTS = {f"{FIGURES}/dee/dee_optimizers_{d}_embeddings.pdf" for d in DEE_DATASETS} | {
+    f"{FIGURES}/dee/dee_optimizers_iterations.csv"
 }
 
 
@@ -469,7 +507,7 @@ def test_experiments_are_independent(repo, env):
         split("wine", "other"),
         fit("wine", "LDA_GE", "other"),
         score("wine", "LDA_GE", "other"),
-        "paper_figures/other/other_accuracy.csv",
+        f"{FIGURES}/other/other_accuracy.csv",
     }
     overlay(repo, "param.yaml", KDA_PARAM)
     both = planned(repo, configs=(*other, "config/param.yaml"), env=env)
@@ -537,7 +575,7 @@ def test_damaged_raw_file_fails_its_checksum_and_writes_nothing(build, repo, env
     args = overlay(repo, "copy.yaml", "datasets:\n  iris_copy: {source: iris}\n")
     proc = snakemake(repo, prepare("iris_copy"), configs=args, env=env, check=False)
     assert proc.returncode != 0 and "Error in rule retrieve_dataset" in proc.stdout
-    log = (repo / "logs/retrieve_dataset/iris_copy.log").read_text()
+    log = (repo / LOGS / "retrieve_dataset/iris_copy.log").read_text()
     assert "ChecksumError" in log and "but the registry expects" in log, log[-2000:]
     assert str(damaged / IRIS) in log  # the message says which copy is bad
     written = [f for f in output_files(repo) if "iris_copy" in str(f)]
@@ -575,11 +613,8 @@ def test_report_groups_outputs_by_paper_with_captions(repo, env):
     found = re.search(r'"demo": (\{"\w+": \[[^]]*\](?:, "\w+": \[[^]]*\])*\})', html)
     assert found, "no category for the paper in the report"
     assert json.loads(found.group(1)) == {
-        "Tables": ["paper_figures/demo/demo_accuracy.csv"],
-        "Figures": [
-            "paper_figures/demo/demo_projection.pdf",
-            "paper_figures/demo/demo_projection.png",
-        ],
+        "Tables": [f"{TABLE}.csv"],
+        "Figures": [f"{FIGURE}.pdf", f"{FIGURE}.png"],
     }
     # captions: the table's caption from the config and the protocol; the figure's panels
     assert "Test accuracy (%) of 1-NN on the graph-embedding subspace" in html
@@ -588,9 +623,22 @@ def test_report_groups_outputs_by_paper_with_captions(repo, env):
 
 
 def test_script_runs_by_hand_with_unwritable_numba_cache(repo, env):
-    """`python workflow/scripts/fit_embed.py` rebuilds its example job; same bytes as Snakemake."""
-    target = repo / "results/fit/demo/wine/LDA_GE/seed0_fold0.npz"
-    before = target.read_bytes()
+    """`python workflow/scripts/fit_embed.py` rebuilds its example job of the full config (under
+    the full results root, next to the quick outputs); same bytes as the quick run's job (wine is
+    not subsampled and seed 0 draws the same split)."""
+    job = "fit/demo/wine/LDA_GE/seed0_fold0.npz"
+    splits = f"{FULL_ROOTS['results']}/splits/demo/wine/seed0.npz"  # its inputs, full config
+    proc = subprocess.run(
+        [SNAKEMAKE, "--cores", "2", splits],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    target = repo / FULL_ROOTS["results"] / job
     env = env | {"NUMBA_CACHE_DIR": "/dev/null/numba-cache"}  # cannot be created
     proc = subprocess.run(
         [sys.executable, "workflow/scripts/fit_embed.py"],
@@ -601,7 +649,8 @@ def test_script_runs_by_hand_with_unwritable_numba_cache(repo, env):
         timeout=TIMEOUT,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert target.read_bytes() == before
+    assert target.read_bytes() == (repo / RESULTS / job).read_bytes()
+    assert planned(repo, env=env) == set()  # the quick run's files are untouched
 
 
 def test_rebuild_is_byte_identical(build, repo, env):
@@ -609,7 +658,7 @@ def test_rebuild_is_byte_identical(build, repo, env):
     snakemake(repo, "--forceall", env=env)
     first = build["bytes"]
     second = {f: (repo / f).read_bytes() for f in first}
-    kinds = {f.parts[1] if f.parts[0] == "results" else f.suffix for f in first}
+    kinds = {f.suffix if stage(f) == "figures" else stage(f) for f in first}
     # "optimizers": the DEE optimiser runs (their .timing.json files are excluded by name)
     assert kinds == {"raw", "prepared", "splits", "fit", "scores", "tables", "optimizers"} | {
         ".csv",
@@ -620,6 +669,6 @@ def test_rebuild_is_byte_identical(build, repo, env):
     }
     assert [str(f) for f in first if first[f] != second[f]] == []
     dee = [str(f) for f in first if "dee_optimizers" in str(f)]
-    assert "paper_figures/dee/dee_optimizers_iterations.csv" in dee and all(
+    assert f"{FIGURES}/dee/dee_optimizers_iterations.csv" in dee and all(
         "timing" not in f for f in dee
     )

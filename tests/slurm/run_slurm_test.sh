@@ -24,7 +24,8 @@
 #
 # Exit status: 0 passed, 1 failed, 77 cannot run here (not root, no apt-get, a real SLURM
 # installation present, ...). Environment knobs:
-#   GRAPHDR_SLURM_TARGETS      targets (space-separated; default: two score files of the demo)
+#   GRAPHDR_SLURM_TARGETS      targets (space-separated; default: two score files of the demo,
+#                              under the results root of the config, output.results)
 #   GRAPHDR_SLURM_CONFIGFILE   config overlay (default config/quick.yaml)
 #   GRAPHDR_SLURM_SOURCE       directory whose workflow is copied (default: this repository)
 #   GRAPHDR_SLURM_PYTHON       Python with snakemake + the slurm plugin (default .venv/bin/python)
@@ -38,8 +39,6 @@ REPO="$(cd "$HERE/../.." && pwd)"
 SOURCE="${GRAPHDR_SLURM_SOURCE:-$REPO}"
 PY="${GRAPHDR_SLURM_PYTHON:-$REPO/.venv/bin/python}"
 CONFIGFILE="${GRAPHDR_SLURM_CONFIGFILE:-config/quick.yaml}"
-read -r -a TARGETS <<<"${GRAPHDR_SLURM_TARGETS:-results/scores/demo/wine/LDA_GE/seed0_fold0.csv results/scores/demo/wine/PCA_GE/seed0_fold0.csv}"
-ALLOC_TARGET="${GRAPHDR_SLURM_ALLOC_TARGET:-results/prepared/wine.npz}"
 CTLD_PORT="${GRAPHDR_SLURM_CTLD_PORT:-16817}"
 SLURMD_PORT="${GRAPHDR_SLURM_SLURMD_PORT:-16818}"
 ETC_CONF=/etc/slurm/slurm.conf
@@ -57,6 +56,26 @@ fail() { printf 'FAIL: %s\n' "$*" >&2; exit 1; }
 [ -x "$PY" ] || skip "no Python at $PY (build the venv first: make test)"
 "$PY" -c "import snakemake_executor_plugin_slurm" 2>/dev/null ||
     skip "snakemake-executor-plugin-slurm is not installed in $PY"
+
+# Outputs live under the config's output roots (config/quick.yaml: results/quick/...): the
+# default targets are built from the results root of config.yaml overlaid by CONFIGFILE.
+RESULTS_ROOT="$(cd "$SOURCE" && "$PY" - "$CONFIGFILE" <<'PYEOF'
+import sys
+
+import yaml
+
+root = "results"
+for name in ("config/config.yaml", sys.argv[1]):
+    with open(name, encoding="utf-8") as fh:
+        root = (yaml.safe_load(fh) or {}).get("output", {}).get("results", root)
+print(root)
+PYEOF
+)" || skip "cannot read output.results from config/config.yaml and $CONFIGFILE"
+DEFAULT_TARGETS="$RESULTS_ROOT/scores/demo/wine/LDA_GE/seed0_fold0.csv"
+DEFAULT_TARGETS="$DEFAULT_TARGETS $RESULTS_ROOT/scores/demo/wine/PCA_GE/seed0_fold0.csv"
+read -r -a TARGETS <<<"${GRAPHDR_SLURM_TARGETS:-$DEFAULT_TARGETS}"
+ALLOC_TARGET="${GRAPHDR_SLURM_ALLOC_TARGET:-$RESULTS_ROOT/prepared/wine.npz}"
+
 mkdir -p "$(dirname "$LOCK_FILE")"
 # Held by this shell only: every background process below is started with fd 9 closed, so a
 # killed run's leftovers cannot keep the lock.
@@ -313,7 +332,7 @@ log "comparing outputs with the local run"
 ALLOC_S=skipped
 if [ "${GRAPHDR_SLURM_ALLOC_CHECK:-1}" = 1 ]; then
     # One CPU for the controlling Snakemake, the other for its 1-thread job.
-    rm -rf "$WORK/slurm/results/prepared" "$WORK/slurm/.snakemake/slurm_logs"
+    rm -rf "${WORK:?}/slurm/$RESULTS_ROOT/prepared" "$WORK/slurm/.snakemake/slurm_logs"
     INNER="cd $WORK/slurm && ${SNAKEMAKE[*]} $ALLOC_TARGET --force ${SLURM_ARGS[*]}"
     INNER="$INNER --configfile $CONFIGFILE > $WORK/alloc.log 2>&1"
     log "SLURM run from inside an allocation: $ALLOC_TARGET"

@@ -31,6 +31,34 @@ codedeps = _load_module("codedeps")
 validate(config, schema="../schemas/config.schema.yaml")
 plan.check_config(config)
 
+# ---- output roots ---------------------------------------------------------------------------
+# Every path a rule writes or reads (outputs, logs, benchmarks) is built from the config's
+# `output:` roots, so a configuration with its own roots (config/quick.yaml) never touches the
+# files of another (paper_figures/ holds the committed outputs of the full protocols).
+# (Kept here, not in graphdr.pipeline.plan: plan.py is a code input of the split jobs, and the
+# roots decide where jobs write, not what they compute.)
+ROOTS = {key: os.path.normpath(path) for key, path in config["output"].items()}
+if len(set(ROOTS.values())) < len(ROOTS):
+    raise ValueError(
+        f"invalid workflow config: output roots {ROOTS} must be different directories."
+    )
+
+
+def results(path):
+    """``path`` under the results root (intermediate files, long tables, benchmarks)."""
+    return os.path.join(ROOTS["results"], path)
+
+
+def figures(path):
+    """``path`` under the figures root (paper tables and figures)."""
+    return os.path.join(ROOTS["figures"], path)
+
+
+def logs(path):
+    """``path`` under the logs root (one log per job)."""
+    return os.path.join(ROOTS["logs"], path)
+
+
 # ---- environment of every job ---------------------------------------------------------------
 # Set in this process, so local jobs inherit it; cluster jobs re-read this file. Env wins over
 # config: NUMBA_CACHE_DIR (per user), GRAPHDR_DATA_MIRROR / _HOME, GRAPHDR_EXTRA_REGISTRY.
@@ -187,7 +215,7 @@ def projection_panels(wildcards):
 
 
 def paper_outputs():
-    """Every file under paper_figures/ that the config asks for (the default target)."""
+    """Every paper table and figure the config asks for (the default target)."""
     outputs = []
     for job in plan.paper_jobs(config, "tables"):
         outputs += expand(

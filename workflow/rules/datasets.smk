@@ -10,11 +10,11 @@ rule retrieve_dataset:
     input:
         code=code("graphdr.pipeline.data"),
     output:
-        manifest="results/raw/{dataset}.json",
+        manifest=results("raw/{dataset}.json"),
     log:
-        "logs/retrieve_dataset/{dataset}.log",
+        logs("retrieve_dataset/{dataset}.log"),
     benchmark:
-        "results/benchmarks/retrieve_dataset/{dataset}.tsv"
+        results("benchmarks/retrieve_dataset/{dataset}.tsv")
     retries: 2
     localrule: True
     conda:
@@ -36,11 +36,11 @@ rule prepare_dataset:
         manifest=raw_manifest,
         code=code("graphdr.pipeline.data"),
     output:
-        prepared="results/prepared/{dataset}.npz",
+        prepared=results("prepared/{dataset}.npz"),
     log:
-        "logs/prepare_dataset/{dataset}.log",
+        logs("prepare_dataset/{dataset}.log"),
     benchmark:
-        "results/benchmarks/prepare_dataset/{dataset}.tsv"
+        results("benchmarks/prepare_dataset/{dataset}.tsv")
     conda:
         "../../envs/datasets.yaml"
     threads: resource("prepare_dataset", "threads")
@@ -62,11 +62,11 @@ rule make_splits:
         prepared=rules.prepare_dataset.output.prepared,
         code=code("graphdr.pipeline.splits"),
     output:
-        splits="results/splits/{experiment}/{dataset}/seed{seed}.npz",
+        splits=results("splits/{experiment}/{dataset}/seed{seed}.npz"),
     log:
-        "logs/make_splits/{experiment}/{dataset}/seed{seed}.log",
+        logs("make_splits/{experiment}/{dataset}/seed{seed}.log"),
     benchmark:
-        "results/benchmarks/make_splits/{experiment}/{dataset}/seed{seed}.tsv"
+        results("benchmarks/make_splits/{experiment}/{dataset}/seed{seed}.tsv")
     conda:
         "../../envs/datasets.yaml"
     threads: resource("make_splits", "threads")

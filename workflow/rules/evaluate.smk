@@ -7,11 +7,17 @@ rule evaluate_embedding:
         embedding=rules.fit_embed.output.embedding,
         code=code("graphdr.pipeline.evaluate"),
     output:
-        scores="results/scores/{experiment}/{dataset}/{method}/seed{seed}_fold{fold}.csv",
+        scores=results(
+            "scores/{experiment}/{dataset}/{method}/seed{seed}_fold{fold}.csv"
+        ),
     log:
-        "logs/evaluate_embedding/{experiment}/{dataset}/{method}/seed{seed}_fold{fold}.log",
+        logs(
+            "evaluate_embedding/{experiment}/{dataset}/{method}/seed{seed}_fold{fold}.log"
+        ),
     benchmark:
-        "results/benchmarks/evaluate_embedding/{experiment}/{dataset}/{method}/seed{seed}_fold{fold}.tsv"
+        results(
+            "benchmarks/evaluate_embedding/{experiment}/{dataset}/{method}/seed{seed}_fold{fold}.tsv"
+        )
     conda:
         "../../envs/compute.yaml"
     threads: resource("evaluate_embedding", "threads")

@@ -8,23 +8,23 @@ rule plot_projection:
         code=code("graphdr.pipeline.report"),
     output:
         pdf=report(
-            "paper_figures/{paper}/{figure}.pdf",
+            figures("{paper}/{figure}.pdf"),
             caption="../report/figure.rst",
             category="{paper}",
             subcategory="Figures",
             labels={"figure": "{figure}", "format": "PDF"},
         ),
         png=report(
-            "paper_figures/{paper}/{figure}.png",
+            figures("{paper}/{figure}.png"),
             caption="../report/figure.rst",
             category="{paper}",
             subcategory="Figures",
             labels={"figure": "{figure}", "format": "PNG"},
         ),
     log:
-        "logs/plot_projection/{paper}/{figure}.log",
+        logs("plot_projection/{paper}/{figure}.log"),
     benchmark:
-        "results/benchmarks/plot_projection/{paper}/{figure}.tsv"
+        results("benchmarks/plot_projection/{paper}/{figure}.tsv")
     wildcard_constraints:
         figure=_alternatives(
             job["name"]

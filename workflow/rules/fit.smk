@@ -8,13 +8,17 @@ rule fit_embed:
         splits=rules.make_splits.output.splits,
         code=estimator_code,
     output:
-        model="results/fit/{experiment}/{dataset}/{method}/seed{seed}_fold{fold}.pkl",
-        embedding="results/fit/{experiment}/{dataset}/{method}/seed{seed}_fold{fold}.npz",
-        info="results/fit/{experiment}/{dataset}/{method}/seed{seed}_fold{fold}.json",
+        model=results("fit/{experiment}/{dataset}/{method}/seed{seed}_fold{fold}.pkl"),
+        embedding=results(
+            "fit/{experiment}/{dataset}/{method}/seed{seed}_fold{fold}.npz"
+        ),
+        info=results("fit/{experiment}/{dataset}/{method}/seed{seed}_fold{fold}.json"),
     log:
-        "logs/fit_embed/{experiment}/{dataset}/{method}/seed{seed}_fold{fold}.log",
+        logs("fit_embed/{experiment}/{dataset}/{method}/seed{seed}_fold{fold}.log"),
     benchmark:
-        "results/benchmarks/fit_embed/{experiment}/{dataset}/{method}/seed{seed}_fold{fold}.tsv"
+        results(
+            "benchmarks/fit_embed/{experiment}/{dataset}/{method}/seed{seed}_fold{fold}.tsv"
+        )
     conda:
         "../../envs/compute.yaml"
     threads: resource("fit_embed", "threads")

@@ -12,12 +12,12 @@ rule optimizer_run:
             _defining_module(study_of(w)["estimator"]) or "graphdr.methods",
         ),
     output:
-        result="results/optimizers/{study}/{dataset}/{optimizer}.npz",
-        timing="results/optimizers/{study}/{dataset}/{optimizer}.timing.json",
+        result=results("optimizers/{study}/{dataset}/{optimizer}.npz"),
+        timing=results("optimizers/{study}/{dataset}/{optimizer}.timing.json"),
     log:
-        "logs/optimizer_run/{study}/{dataset}/{optimizer}.log",
+        logs("optimizer_run/{study}/{dataset}/{optimizer}.log"),
     benchmark:
-        "results/benchmarks/optimizer_run/{study}/{dataset}/{optimizer}.tsv"
+        results("benchmarks/optimizer_run/{study}/{dataset}/{optimizer}.tsv")
     wildcard_constraints:
         study=_alternatives(STUDIES),
         optimizer=_alternatives({o for s in STUDIES.values() for o in s["optimizers"]}),
@@ -40,16 +40,16 @@ rule plot_optimizer_study:
         runs=lambda w: study_run_files(w, [w.dataset]),
         code=code("graphdr.pipeline.papers.dee"),
     output:
-        embeddings_pdf="paper_figures/{paper}/{study}_{dataset}_embeddings.pdf",
-        embeddings_png="paper_figures/{paper}/{study}_{dataset}_embeddings.png",
-        objective_pdf="paper_figures/{paper}/{study}_{dataset}_objective.pdf",
-        objective_png="paper_figures/{paper}/{study}_{dataset}_objective.png",
-        timing_pdf="paper_figures/{paper}/{study}_{dataset}_objective_timing.pdf",
-        timing_png="paper_figures/{paper}/{study}_{dataset}_objective_timing.png",
+        embeddings_pdf=figures("{paper}/{study}_{dataset}_embeddings.pdf"),
+        embeddings_png=figures("{paper}/{study}_{dataset}_embeddings.png"),
+        objective_pdf=figures("{paper}/{study}_{dataset}_objective.pdf"),
+        objective_png=figures("{paper}/{study}_{dataset}_objective.png"),
+        timing_pdf=figures("{paper}/{study}_{dataset}_objective_timing.pdf"),
+        timing_png=figures("{paper}/{study}_{dataset}_objective_timing.png"),
     log:
-        "logs/plot_optimizer_study/{paper}/{study}_{dataset}.log",
+        logs("plot_optimizer_study/{paper}/{study}_{dataset}.log"),
     benchmark:
-        "results/benchmarks/plot_optimizer_study/{paper}/{study}_{dataset}.tsv"
+        results("benchmarks/plot_optimizer_study/{paper}/{study}_{dataset}.tsv")
     wildcard_constraints:
         study=_alternatives(STUDIES),
     localrule: True
@@ -73,21 +73,21 @@ rule optimizer_tables:
         reference=lambda w: study_of(w)["reference"],
         code=code("graphdr.pipeline.papers.dee"),
     output:
-        iterations_csv="paper_figures/{paper}/{study}_iterations.csv",
-        iterations_md="paper_figures/{paper}/{study}_iterations.md",
-        iterations_tex="paper_figures/{paper}/{study}_iterations.tex",
-        objective_csv="paper_figures/{paper}/{study}_objective.csv",
-        objective_md="paper_figures/{paper}/{study}_objective.md",
-        objective_tex="paper_figures/{paper}/{study}_objective.tex",
-        timing_csv="paper_figures/{paper}/{study}_timing.csv",
-        timing_md="paper_figures/{paper}/{study}_timing.md",
-        timing_tex="paper_figures/{paper}/{study}_timing.tex",
-        long="results/tables/{paper}/{study}_runs.csv",
-        claims="paper_figures/{paper}/{study}_claims_timing.md",
+        iterations_csv=figures("{paper}/{study}_iterations.csv"),
+        iterations_md=figures("{paper}/{study}_iterations.md"),
+        iterations_tex=figures("{paper}/{study}_iterations.tex"),
+        objective_csv=figures("{paper}/{study}_objective.csv"),
+        objective_md=figures("{paper}/{study}_objective.md"),
+        objective_tex=figures("{paper}/{study}_objective.tex"),
+        timing_csv=figures("{paper}/{study}_timing.csv"),
+        timing_md=figures("{paper}/{study}_timing.md"),
+        timing_tex=figures("{paper}/{study}_timing.tex"),
+        long=results("tables/{paper}/{study}_runs.csv"),
+        claims=figures("{paper}/{study}_claims_timing.md"),
     log:
-        "logs/optimizer_tables/{paper}/{study}.log",
+        logs("optimizer_tables/{paper}/{study}.log"),
     benchmark:
-        "results/benchmarks/optimizer_tables/{paper}/{study}.tsv"
+        results("benchmarks/optimizer_tables/{paper}/{study}.tsv")
     wildcard_constraints:
         study=_alternatives(STUDIES),
     localrule: True

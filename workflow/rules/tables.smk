@@ -8,19 +8,19 @@ rule collect_table:
         code=code("graphdr.pipeline.report"),
     output:
         csv=report(
-            "paper_figures/{paper}/{table}.csv",
+            figures("{paper}/{table}.csv"),
             caption="../report/table.rst",
             category="{paper}",
             subcategory="Tables",
             labels={"table": "{table}", "format": "CSV"},
         ),
-        md="paper_figures/{paper}/{table}.md",
-        tex="paper_figures/{paper}/{table}.tex",
-        long="results/tables/{paper}/{table}.csv",
+        md=figures("{paper}/{table}.md"),
+        tex=figures("{paper}/{table}.tex"),
+        long=results("tables/{paper}/{table}.csv"),
     log:
-        "logs/collect_table/{paper}/{table}.log",
+        logs("collect_table/{paper}/{table}.log"),
     benchmark:
-        "results/benchmarks/collect_table/{paper}/{table}.tsv"
+        results("benchmarks/collect_table/{paper}/{table}.tsv")
     localrule: True
     conda:
         "../../envs/plot.yaml"
