@@ -253,6 +253,33 @@ class _SubclassDiscriminant(_KernelDiscriminant):
     _bound_name = "n_subclasses - 1"
     _bound_reason = "{} has at most H-1 discriminant directions (H = total number of subclasses)"
 
+    # AKSDA and GSDA take exactly these parameters (scikit-learn reads them from this
+    # signature); KSDA declares its own, with `scatter` and a different clustering default.
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        n_subclasses=2,
+        clustering="kmeans",
+        kernel="rbf",
+        gamma=None,
+        degree=2,
+        coef0=1.0,
+        reg=DEFAULT_REG,
+        dtype="float64",
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.n_subclasses = n_subclasses
+        self.clustering = clustering
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.reg = reg
+        self.dtype = dtype
+        self.random_state = random_state
+
     def _subclasses(self, X, K, labels, class_counts) -> tuple[SubclassPartition, int]:
         """Partition the classes and check n_components against the H found."""
         part = partition_subclasses(
@@ -308,31 +335,6 @@ class AKSDA(_SubclassDiscriminant):
     """
 
     _label = "AKSDA"
-
-    def __init__(
-        self,
-        n_components=None,
-        *,
-        n_subclasses=2,
-        clustering="kmeans",
-        kernel="rbf",
-        gamma=None,
-        degree=2,
-        coef0=1.0,
-        reg=DEFAULT_REG,
-        dtype="float64",
-        random_state=None,
-    ):
-        self.n_components = n_components
-        self.n_subclasses = n_subclasses
-        self.clustering = clustering
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.reg = reg
-        self.dtype = dtype
-        self.random_state = random_state
 
     def fit(self, X, y):
         """Algorithm 2: subclasses, core eigenpairs, Theta = R_s V Lambda^1/2, one Cholesky solve."""
@@ -428,31 +430,6 @@ class GSDA(_SubclassDiscriminant):
     """
 
     _label = "GSDA"
-
-    def __init__(
-        self,
-        n_components=None,
-        *,
-        n_subclasses=2,
-        clustering="kmeans",
-        kernel="rbf",
-        gamma=None,
-        degree=2,
-        coef0=1.0,
-        reg=DEFAULT_REG,
-        dtype="float64",
-        random_state=None,
-    ):
-        self.n_components = n_components
-        self.n_subclasses = n_subclasses
-        self.clustering = clustering
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.reg = reg
-        self.dtype = dtype
-        self.random_state = random_state
 
     def fit(self, X, y):
         X, y_enc, class_counts = self._validate_fit(X, y)
