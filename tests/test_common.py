@@ -9,6 +9,7 @@ import importlib
 import inspect
 import pkgutil
 import warnings
+from pathlib import Path
 
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -58,3 +59,17 @@ def test_every_estimator_is_registered_and_exported():
     for cls in ALL_ESTIMATORS:
         assert getattr(graphdr, cls.__name__) is cls, f"graphdr.{cls.__name__} is not exported"
     assert set(graphdr.__all__) - {"__version__"} == {c.__name__ for c in ALL_ESTIMATORS}
+
+
+def test_methods_init_is_a_pure_reexport():
+    """graphdr/methods/__init__.py runs no code, so the workflow's code dependencies of a fit are
+    the module defining its estimator only (editing one family never re-runs another's fits)."""
+    from graphdr.pipeline.codedeps import reexports_only
+
+    init = Path(graphdr.methods.__file__)
+    assert reexports_only(init)
+    assert set(graphdr.methods.__all__) == {
+        "ALL_ESTIMATORS",
+        "FusionDistanceClassifier",
+        *(c.__name__ for c in ALL_ESTIMATORS),
+    }

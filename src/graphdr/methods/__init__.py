@@ -34,7 +34,11 @@ from graphdr.methods.uncertain import (
     PCA_GEU,
 )
 
-GRAPH_EMBEDDING = [
+#: Every transformer of the package (the classifier ``FusionDistanceClassifier`` is not one).
+#: Written out literally: this file must stay a pure re-export (graphdr.pipeline.codedeps), so a
+#: workflow fit depends on the module that defines its estimator, not on every method family.
+ALL_ESTIMATORS = [
+    # graph embedding
     GraphEmbedding,
     KernelGraphEmbedding,
     PCA_GE,
@@ -45,17 +49,69 @@ GRAPH_EMBEDDING = [
     KDA_GE,
     KMFA_GE,
     KLPP_GE,
+    # data uncertainty
+    GEU,
+    PCA_GEU,
+    LDA_GEU,
+    MFA_GEU,
+    NGEU,
+    KPCA_NGEU,
+    KDA_NGEU,
+    KMFA_NGEU,
+    # quadratic mutual information
+    KQMI,
+    LQMI,
+    CKFD,
+    # kernel discriminant analysis
+    AKDA,
+    AKSDA,
+    KDA,
+    GDA,
+    SRKDA,
+    KSDA,
+    GSDA,
+    # elastic embedding
+    DEE,
+    EE,
+    DSNE,
+    DCV,
+    MMPA,
 ]
-UNCERTAIN = [GEU, PCA_GEU, LDA_GEU, MFA_GEU, NGEU, KPCA_NGEU, KDA_NGEU, KMFA_NGEU]
-QMI = [KQMI, LQMI, CKFD]
-DISCRIMINANT = [AKDA, AKSDA, KDA, GDA, SRKDA, KSDA, GSDA]
-ELASTIC = [DEE, EE, DSNE, DCV, MMPA]
-
-#: Every transformer of the package (the classifier ``FusionDistanceClassifier`` is not one).
-ALL_ESTIMATORS = [*GRAPH_EMBEDDING, *UNCERTAIN, *QMI, *DISCRIMINANT, *ELASTIC]
 
 __all__ = [
     "ALL_ESTIMATORS",
     "FusionDistanceClassifier",
-    *(cls.__name__ for cls in ALL_ESTIMATORS),
+    "GraphEmbedding",
+    "KernelGraphEmbedding",
+    "PCA_GE",
+    "LDA_GE",
+    "MFA_GE",
+    "LPP_GE",
+    "KPCA_GE",
+    "KDA_GE",
+    "KMFA_GE",
+    "KLPP_GE",
+    "GEU",
+    "PCA_GEU",
+    "LDA_GEU",
+    "MFA_GEU",
+    "NGEU",
+    "KPCA_NGEU",
+    "KDA_NGEU",
+    "KMFA_NGEU",
+    "KQMI",
+    "LQMI",
+    "CKFD",
+    "AKDA",
+    "AKSDA",
+    "KDA",
+    "GDA",
+    "SRKDA",
+    "KSDA",
+    "GSDA",
+    "DEE",
+    "EE",
+    "DSNE",
+    "DCV",
+    "MMPA",
 ]
