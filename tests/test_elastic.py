@@ -7,6 +7,7 @@ import numba
 import numpy as np
 import pytest
 
+from graphdr.kernels import squared_distances
 from graphdr.methods._elastic_kernels import (
     dsne_objective,
     elastic_objective,
@@ -20,7 +21,6 @@ from graphdr.methods.elastic import (
     UnboundedObjectiveWarning,
     dee_direction_matrix,
     dsne_affinities,
-    squared_distances,
     within_class_gaussian_weights,
 )
 

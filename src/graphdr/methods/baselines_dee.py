@@ -19,6 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from graphdr._validation import check_n_classes, check_n_components
+from graphdr.kernels import squared_distances
 from graphdr.solvers import eigh_generalized, flip_signs
 
 __all__ = ["DCV", "MMPA", "common_vectors", "min_max_patch_weights"]
@@ -302,7 +303,7 @@ class MMPA(_LinearSpectral):
         return int(self.n_components)
 
     def _patches(self, Z, codes):
-        D2 = _squared_distances(Z)
+        D2 = squared_distances(Z)
         same = codes[:, None] == codes[None, :]
         np.fill_diagonal(same, False)
         self.t_within_ = _auto_width(D2, same) if self.t_within == "auto" else self.t_within
@@ -319,14 +320,6 @@ def _positive(v) -> bool:
 
 def _positive_int(v) -> bool:
     return isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1
-
-
-def _squared_distances(Z: np.ndarray) -> np.ndarray:
-    sq = np.einsum("ij,ij->i", Z, Z)
-    D2 = sq[:, None] + sq[None, :] - 2.0 * (Z @ Z.T)
-    np.maximum(D2, 0.0, out=D2)
-    np.fill_diagonal(D2, 0.0)
-    return D2
 
 
 def _auto_width(D2: np.ndarray, mask: np.ndarray) -> float:

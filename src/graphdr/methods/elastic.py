@@ -32,6 +32,7 @@ from threadpoolctl import threadpool_limits
 
 from graphdr._numba import numba  # numba only through _numba: per-user cache dir
 from graphdr._validation import check_n_classes, check_n_components
+from graphdr.kernels import squared_distances
 from graphdr.methods._elastic_kernels import (
     dsne_objective,
     elastic_objective,
@@ -46,7 +47,6 @@ __all__ = [
     "EE",
     "UnboundedObjectiveWarning",
     "dsne_affinities",
-    "squared_distances",
     "within_class_gaussian_weights",
 ]
 
@@ -67,18 +67,6 @@ class UnboundedObjectiveWarning(UserWarning):
 # --------------------------------------------------------------------------------------------
 # Weights
 # --------------------------------------------------------------------------------------------
-
-
-def squared_distances(X: np.ndarray, Z: np.ndarray | None = None) -> np.ndarray:
-    """``||x_i - z_j||^2`` by one GEMM, clipped at 0 (exact zero diagonal when ``Z`` is None)."""
-    same = Z is None
-    Z = X if same else Z
-    D2 = np.einsum("ij,ij->i", X, X)[:, None] + np.einsum("ij,ij->i", Z, Z)[None, :]
-    D2 -= 2.0 * (X @ Z.T)
-    np.maximum(D2, 0.0, out=D2)
-    if same:
-        np.fill_diagonal(D2, 0.0)
-    return D2
 
 
 def _same_class_pairs(codes: np.ndarray) -> np.ndarray:
