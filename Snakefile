@@ -19,7 +19,14 @@ include: "workflow/rules/fit.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/tables.smk"
 include: "workflow/rules/figures.smk"
-include: "workflow/rules/papers.smk"
+include: "workflow/rules/common_dee.smk"
+include: "workflow/rules/paper_dee.smk"
+include: "workflow/rules/common_ngeu.smk"
+include: "workflow/rules/paper_ngeu.smk"
+include: "workflow/rules/common_akda.smk"
+include: "workflow/rules/paper_akda.smk"
+include: "workflow/rules/common_qmi.smk"
+include: "workflow/rules/paper_qmi.smk"
 
 
 # Every paper table and figure the config lists (under the figures root, output.figures).
@@ -28,3 +35,7 @@ rule all:
     input:
         paper_outputs(),
         optimizer_study_outputs(),
+        registered_paper_outputs(),
+
+
+check_resource_names([r.name for r in workflow.rules])

@@ -84,6 +84,8 @@ def test_configs_satisfy_schema_and_cross_checks(files):
 
     config = _load_config(*files)
     validate(config, str(ROOT / "workflow" / "schemas" / "config.schema.yaml"))
+    for paper, section in config["papers"].items():  # each paper's section: its own schema
+        validate(section, str(ROOT / "workflow" / "schemas" / "papers" / f"{paper}.schema.yaml"))
     plan.check_config(config)
     assert config["experiments"]["demo"]["dimensions"] == "max"  # defaults are filled in
 

@@ -597,6 +597,9 @@ def test_invalid_config_fails_before_any_rule(repo, env):
     proc = snakemake(repo, "-n", configs=args, env=env, check=False)
     assert proc.returncode != 0 and "'iriss' is not in the dataset registry" in proc.stdout
     assert "did you mean iris" in proc.stdout
+    args = overlay(repo, "badrule.yaml", "resources:\n  fit_embedd: {threads: 1}\n")
+    proc = snakemake(repo, "-n", configs=args, env=env, check=False)
+    assert proc.returncode != 0 and "resources for unknown rules ['fit_embedd']" in proc.stdout
 
 
 # ------------------------------------------------------------------------------------------

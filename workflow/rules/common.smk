@@ -29,6 +29,9 @@ codedeps = _load_module("codedeps")
 
 # ---- configuration: schema first (fills defaults), then the cross-checks --------------------
 validate(config, schema="../schemas/config.schema.yaml")
+# Each paper's section has its own schema (workflow/schemas/papers/<paper>.schema.yaml).
+for _paper, _section in config.get("papers", {}).items():
+    validate(_section, schema=f"../schemas/papers/{_paper}.schema.yaml")
 plan.check_config(config)
 
 # ---- output roots ---------------------------------------------------------------------------
@@ -228,7 +231,7 @@ def paper_outputs():
     return outputs
 
 
-# ---- optimiser studies (paper 003; rules in papers.smk) -------------------------------------
+# ---- optimiser studies (paper 003; rules in paper_dee.smk) -------------------------------------
 STUDIES = config.get("optimizer_studies", {})
 
 
@@ -272,3 +275,25 @@ def optimizer_study_outputs():
                 dataset=job["dataset"],
             )
     return outputs
+
+
+# ---- paper-specific stages (workflow/rules/paper_<paper>.smk) --------------------------------
+# Each paper's rule file registers the function listing its outputs; `rule all` asks for all.
+PAPER_OUTPUTS = {}
+
+
+def registered_paper_outputs():
+    return [f for paper in sorted(PAPER_OUTPUTS) for f in PAPER_OUTPUTS[paper]()]
+
+
+def check_resource_names(rule_names):
+    """Fail before any job runs when a `resources` key names no rule (a typo)."""
+    keys = set(config.get("resources", {}))
+    for experiment in config["experiments"].values():
+        keys |= set(experiment.get("resources", {}))
+    unknown = sorted(keys - set(rule_names) - {"default"})
+    if unknown:
+        raise ValueError(
+            f"invalid workflow config: resources for unknown rules {unknown}; "
+            f"the rules are {sorted(rule_names)}."
+        )
