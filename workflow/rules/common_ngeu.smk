@@ -1,10 +1,79 @@
-# Paper 004 (NGEU): helper functions of workflow/rules/paper_ngeu.smk (config section papers.ngeu).
-# Functions live here and rules there (snakemake --lint asks for the split).
+# Paper 004 (NGEU): helper functions of workflow/rules/uncertainty.smk and paper_ngeu.smk
+# (config section papers.ngeu). Functions live here and rules there (snakemake --lint asks for
+# the split); this file is included before both.
+
+NGEU = config.get("papers", {}).get("ngeu", {})
+NGEU_TASKS = NGEU.get("tasks", {})
+NGEU_TABLES = NGEU.get("tables", {})
+
+
+def ngeu_task(wildcards):
+    """The task (dataset and split spec) of a job."""
+    return NGEU_TASKS[wildcards.task]
+
+
+def ngeu_prepared(wildcards):
+    """The prepared dataset of the job's task (shared prepare_dataset output)."""
+    return results(f"prepared/{ngeu_task(wildcards)['dataset']}.npz")
+
+
+def ngeu_splits_file(wildcards):
+    return results(f"ngeu/splits/{wildcards.task}.npz")
+
+
+def ngeu_uncertainty_file(wildcards):
+    return results(f"ngeu/uncertainty/{wildcards.task}.npz")
+
+
+def ngeu_task_methods(wildcards):
+    """{name: spec} of every method a table asks for on the job's task (config order)."""
+    wanted = {
+        m
+        for t in NGEU_TABLES.values()
+        if wildcards.task in t["tasks"]
+        for m in t["methods"]
+    }
+    return {m: s for m, s in NGEU.get("methods", {}).items() if m in wanted}
+
+
+def ngeu_table_tasks(wildcards):
+    """{task: {label, scores, cost}} of the job's table, in the table's order."""
+    tasks = {}
+    for task in NGEU_TABLES[wildcards.ngeu_table]["tasks"]:
+        dataset = NGEU_TASKS[task]["dataset"]
+        tasks[task] = {
+            "label": config["datasets"][dataset].get("label", dataset),
+            "scores": results(f"ngeu/select/{task}_scores.csv"),
+            "cost": results(f"ngeu/select/{task}_cost.json"),
+        }
+    return tasks
+
+
+def ngeu_table_inputs(wildcards):
+    files = [
+        f
+        for t in ngeu_table_tasks(wildcards).values()
+        for f in (t["scores"], t["cost"])
+    ]
+    return files + [NGEU_TABLES[wildcards.ngeu_table]["reference"]]
 
 
 def ngeu_outputs():
     """Every table and figure of paper 004 the config asks for (part of the default target)."""
-    return []
+    if not NGEU:
+        return []
+    stems = []
+    for name in NGEU_TABLES:
+        stems += [name, f"{name}_selected", f"{name}_grid"]
+    outputs = [
+        figures(f"ngeu/{s}.{ext}") for s in stems for ext in ("csv", "md", "tex")
+    ]
+    outputs += [figures(f"ngeu/{name}_claims.md") for name in NGEU_TABLES]
+    if NGEU.get("figure3"):
+        outputs += [
+            figures(f"ngeu/figure3_toy.{ext}") for ext in ("pdf", "png", "json")
+        ]
+    return outputs
 
 
 PAPER_OUTPUTS["ngeu"] = ngeu_outputs

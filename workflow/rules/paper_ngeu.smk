@@ -1,3 +1,131 @@
 # Paper 004 (NGEU): paper-specific stages (config section papers.ngeu, code in
 # graphdr.pipeline.papers.ngeu, helper functions in common_ngeu.smk). Outputs go under
-# <output.figures>/ngeu/.
+# <output.figures>/ngeu/. Stages: prepared data -> folds (ngeu_splits) -> nearest-neighbour
+# distances (estimate_uncertainty, uncertainty.smk) -> validation grid of every method of a task
+# (ngeu_select) -> Tables I-II (ngeu_tables); Figure 3 (ngeu_toy_figure) needs no data.
+
+
+rule ngeu_splits:
+    """Train / validation / test indices of every fold of one task (Table I split or CV)."""
+    input:
+        prepared=ngeu_prepared,
+        code=code("graphdr.pipeline.papers.ngeu"),
+    output:
+        splits=results("ngeu/splits/{task}.npz"),
+    log:
+        logs("ngeu_splits/{task}.log"),
+    benchmark:
+        results("benchmarks/ngeu_splits/{task}.tsv")
+    wildcard_constraints:
+        task=_alternatives(NGEU_TASKS),
+    conda:
+        "../../envs/compute.yaml"
+    threads: resource("ngeu_splits", "threads")
+    resources:
+        mem_mb=resource("ngeu_splits", "mem_mb"),
+        runtime=resource("ngeu_splits", "runtime"),
+    params:
+        split=lambda w: ngeu_task(w)["split"],
+    script:
+        "../scripts/ngeu_splits.py"
+
+
+rule ngeu_select:
+    """Validation grid of every method of one task: one fit per model-changing grid point,
+    every dimension read from that fit; scores of every cell and the eigendecomposition count.
+    """
+    input:
+        prepared=ngeu_prepared,
+        splits=ngeu_splits_file,
+        uncertainty=ngeu_uncertainty_file,
+        code=code(
+            "graphdr.pipeline.papers.ngeu",
+            "graphdr.methods.uncertain",
+            "graphdr.methods.graph_embedding",
+        ),
+    output:
+        scores=results("ngeu/select/{task}_scores.csv"),
+        cost=results("ngeu/select/{task}_cost.json"),
+    log:
+        logs("ngeu_select/{task}.log"),
+    benchmark:
+        results("benchmarks/ngeu_select/{task}.tsv")
+    wildcard_constraints:
+        task=_alternatives(NGEU_TASKS),
+    conda:
+        "../../envs/compute.yaml"
+    threads: resource("ngeu_select", "threads")
+    resources:
+        mem_mb=resource("ngeu_select", "mem_mb"),
+        runtime=resource("ngeu_select", "runtime"),
+    params:
+        methods=ngeu_task_methods,
+        grid=NGEU.get("grid", {}),
+        k=NGEU.get("knn_k", 1),
+        seed=NGEU.get("seed", 0),
+    script:
+        "../scripts/ngeu_select.py"
+
+
+rule ngeu_tables:
+    """One paper table: selection on validation, paper vs ours, selected hyper-parameters,
+    grid cost, claims."""
+    input:
+        ngeu_table_inputs,
+        code=code("graphdr.pipeline.papers.ngeu_report"),
+    output:
+        table_csv=figures("ngeu/{ngeu_table}.csv"),
+        table_md=figures("ngeu/{ngeu_table}.md"),
+        table_tex=figures("ngeu/{ngeu_table}.tex"),
+        selected_csv=figures("ngeu/{ngeu_table}_selected.csv"),
+        selected_md=figures("ngeu/{ngeu_table}_selected.md"),
+        selected_tex=figures("ngeu/{ngeu_table}_selected.tex"),
+        grid_csv=figures("ngeu/{ngeu_table}_grid.csv"),
+        grid_md=figures("ngeu/{ngeu_table}_grid.md"),
+        grid_tex=figures("ngeu/{ngeu_table}_grid.tex"),
+        claims=figures("ngeu/{ngeu_table}_claims.md"),
+        long=results("ngeu/tables/{ngeu_table}_long.csv"),
+    log:
+        logs("ngeu_tables/{ngeu_table}.log"),
+    benchmark:
+        results("benchmarks/ngeu_tables/{ngeu_table}.tsv")
+    wildcard_constraints:
+        ngeu_table=_alternatives(NGEU_TABLES),
+    localrule: True
+    conda:
+        "../../envs/plot.yaml"
+    threads: resource("ngeu_tables", "threads")
+    resources:
+        mem_mb=resource("ngeu_tables", "mem_mb"),
+        runtime=resource("ngeu_tables", "runtime"),
+    params:
+        tasks=ngeu_table_tasks,
+        table=lambda w: NGEU_TABLES[w.ngeu_table],
+        methods=NGEU.get("methods", {}),
+    script:
+        "../scripts/ngeu_tables.py"
+
+
+rule ngeu_toy_figure:
+    """Figure 3: 2-D toy with uncertainty ellipses, LDA/MFA directions of GE vs NGEU."""
+    input:
+        code=code("graphdr.pipeline.papers.ngeu_report"),
+    output:
+        pdf=figures("ngeu/figure3_toy.pdf"),
+        png=figures("ngeu/figure3_toy.png"),
+        record=figures("ngeu/figure3_toy.json"),
+    log:
+        logs("ngeu_toy_figure/figure3.log"),
+    benchmark:
+        results("benchmarks/ngeu_toy_figure/figure3.tsv")
+    localrule: True
+    conda:
+        "../../envs/plot.yaml"
+    threads: resource("ngeu_toy_figure", "threads")
+    resources:
+        mem_mb=resource("ngeu_toy_figure", "mem_mb"),
+        runtime=resource("ngeu_toy_figure", "runtime"),
+    params:
+        figure=NGEU.get("figure3", {}),
+    script:
+        "../scripts/ngeu_toy_figure.py"

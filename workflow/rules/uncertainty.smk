@@ -1,2 +1,28 @@
-# Uncertainty stage (paper 004): prepared arrays -> per-sample covariance estimates, one file per
-# dataset and scheme, read by the NGEU/GEU fits. Helper functions in common_ngeu.smk.
+# Uncertainty stage (paper 004): prepared arrays + a task's folds -> the squared nearest-neighbour
+# distances of every fold's training samples (unsupervised and supervised), one file per task.
+# The nearest-neighbour scheme of width beta uses the variances beta^2 d_i^2, so one file serves
+# the whole beta grid. Read by ngeu_select. Helper functions in common_ngeu.smk.
+
+
+rule estimate_uncertainty:
+    """Nearest-neighbour distances of the training samples of every fold of one NGEU task."""
+    input:
+        prepared=ngeu_prepared,
+        splits=ngeu_splits_file,
+        code=code("graphdr.pipeline.papers.ngeu", "graphdr.uncertainty"),
+    output:
+        uncertainty=results("ngeu/uncertainty/{task}.npz"),
+    log:
+        logs("estimate_uncertainty/{task}.log"),
+    benchmark:
+        results("benchmarks/estimate_uncertainty/{task}.tsv")
+    wildcard_constraints:
+        task=_alternatives(NGEU_TASKS),
+    conda:
+        "../../envs/compute.yaml"
+    threads: resource("estimate_uncertainty", "threads")
+    resources:
+        mem_mb=resource("estimate_uncertainty", "mem_mb"),
+        runtime=resource("estimate_uncertainty", "runtime"),
+    script:
+        "../scripts/estimate_uncertainty.py"

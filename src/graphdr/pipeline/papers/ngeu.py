@@ -1,0 +1,386 @@
+"""Paper 004 (NGEU, Laakom et al.): Tables I-II and Figure 3, stage by stage.
+
+Stages (one function per workflow rule; docs/ngeu.md, "Reproduction"):
+
+* :func:`make_splits` -- train / validation / test indices of every fold of one task (Table I:
+  one fixed split per dataset; Table II: 3-fold CV, each training fold split again into
+  training and validation parts);
+* :func:`estimate_uncertainty` -- the uncertainty stage: each training sample's squared
+  distance to its nearest other training sample (unsupervised) and to its nearest same-class
+  sample (supervised). The nearest-neighbour scheme's variance is ``beta^2 d_i^2``, so one file
+  serves the whole ``beta`` grid;
+* :func:`select_task` -- the validation grid of every method of one task. Each grid point that
+  changes the model (kernel, kernel width, uncertainty width) is fitted ONCE with the largest
+  dimension of the grid; every smaller dimension reads the leading columns of the same
+  embedding (the directions are the leading eigenvectors, so the first ``d`` columns of the
+  largest fit are the ``d``-dimensional model). Every eigendecomposition is counted;
+* tables and Figure 3: :mod:`graphdr.pipeline.papers.ngeu_report` (separate, so editing a
+  table does not re-run the grid).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from graphdr import datasets
+from graphdr.pipeline import io
+
+__all__ = [
+    "RAW_METHODS",
+    "count_eigendecompositions",
+    "estimate_nn_sq_distances",
+    "estimate_uncertainty",
+    "fit_grid_point",
+    "kernel_grid",
+    "make_splits",
+    "method_grid",
+    "nested_scores",
+    "select_task",
+    "split_indices",
+]
+
+#: classifiers on the raw features (no embedding)
+RAW_METHODS = ("knn", "svm", "tree")
+
+# ---- splits ----------------------------------------------------------------------------------
+
+
+def _take_stratified(y, pool, n, seed):
+    """``n`` indices of ``pool`` (a stratified seeded draw; all of it when n >= its size)."""
+    if n is None or n >= pool.size:
+        return np.sort(pool)
+    return np.sort(pool[datasets.stratified_indices(y[pool], int(n), seed)])
+
+
+def split_indices(y: np.ndarray, spec: Mapping, predefined: Mapping | None = None) -> list[dict]:
+    """Folds ``[{"train": idx, "val": idx, "test": idx}, ...]`` of a task's split spec.
+
+    * ``kind: ordered`` (COIL20): per class, in file order, the first ``train`` samples train,
+      the next ``val`` validate, the next ``test`` (null: all the rest) test.
+    * ``kind: stratified`` (MNIST, USPS): seeded stratified draws of ``train``, then ``val``,
+      then ``test`` samples (disjoint) from the ``pool`` (a predefined part such as USPS's
+      "train", or every sample); ``test: predefined`` takes the predefined "test" part instead,
+      ``test_size`` then optionally subsamples it.
+    * ``kind: cv`` (AWGN-MNIST): the ``first`` samples of the file, stratified ``folds``-fold CV
+      (seeded); in each training fold a stratified fraction ``val`` validates.
+    """
+    y = np.asarray(y)
+    kind, seed = spec["kind"], int(spec.get("seed", 0))
+    if kind == "ordered":
+        parts = {"train": [], "val": [], "test": []}
+        for code in np.unique(y):
+            rows = np.flatnonzero(y == code)
+            a, b = int(spec["train"]), int(spec["train"]) + int(spec["val"])
+            end = None if spec.get("test") is None else b + int(spec["test"])
+            parts["train"].append(rows[:a])
+            parts["val"].append(rows[a:b])
+            parts["test"].append(rows[b:end])
+        return [{k: np.sort(np.concatenate(v)) for k, v in parts.items()}]
+    if kind == "stratified":
+        pool_name = spec.get("pool")
+        pool = np.arange(y.size) if pool_name is None else np.asarray(predefined[pool_name])
+        train = _take_stratified(y, pool, spec["train"], seed)
+        rest = np.setdiff1d(pool, train)
+        val = _take_stratified(y, rest, spec["val"], seed)
+        if spec.get("test") == "predefined":
+            test = _take_stratified(y, np.asarray(predefined["test"]), spec.get("test_size"), seed)
+        else:
+            test = _take_stratified(y, np.setdiff1d(rest, val), spec.get("test"), seed)
+        return [{"train": train, "val": val, "test": test}]
+    if kind == "cv":
+        from sklearn.model_selection import StratifiedKFold, train_test_split
+
+        first = np.arange(min(int(spec.get("first") or y.size), y.size))
+        folds = []
+        cv = StratifiedKFold(int(spec["folds"]), shuffle=True, random_state=seed)
+        for learn, test in cv.split(first, y[first]):
+            train, val = train_test_split(
+                first[learn], test_size=float(spec["val"]), stratify=y[learn], random_state=seed
+            )
+            folds.append({"train": np.sort(train), "val": np.sort(val), "test": first[test]})
+        return folds
+    raise ValueError(f"split kind must be 'ordered', 'stratified' or 'cv', got {kind!r}.")
+
+
+def make_splits(prepared: str | os.PathLike, spec: Mapping, output: str | os.PathLike) -> list:
+    """Write the task's folds as ``train<f>``, ``val<f>``, ``test<f>`` index arrays."""
+    data = datasets.load_npz(prepared)
+    folds = split_indices(data.y, spec, data.split)
+    arrays = {f"{part}{f}": idx for f, fold in enumerate(folds) for part, idx in fold.items()}
+    io.write_npz(output, {"n_folds": np.int64(len(folds)), **arrays})
+    return folds
+
+
+def _folds(splits: Mapping) -> list[dict]:
+    return [
+        {p: splits[f"{p}{f}"] for p in ("train", "val", "test")}
+        for f in range(int(splits["n_folds"]))
+    ]
+
+
+# ---- uncertainty stage ------------------------------------------------------------------------
+
+
+def estimate_uncertainty(
+    prepared: str | os.PathLike, splits: str | os.PathLike, output: str | os.PathLike
+) -> dict:
+    """Squared nearest-neighbour distances of every fold's training samples.
+
+    ``nn<f>``: to the nearest other training sample; ``nn_supervised<f>``: to the nearest one of
+    the same class (:class:`graphdr.uncertainty.NearestNeighborUncertainty` with ``beta=1``,
+    duplicates skipped). The nearest-neighbour scheme with width ``beta`` gives the variances
+    ``beta^2 * nn<f>``.
+    """
+    data = datasets.load_npz(prepared)
+    arrays = {}
+    for f, fold in enumerate(_folds(io.read_npz(splits))):
+        d2 = estimate_nn_sq_distances(data.X[fold["train"]], data.y[fold["train"]])
+        arrays |= {f"{scheme}{f}": value for scheme, value in d2.items()}
+    io.write_npz(output, arrays)
+    return arrays
+
+
+def estimate_nn_sq_distances(X: np.ndarray, y: np.ndarray) -> dict:
+    """``{"nn": d_i^2, "nn_supervised": d_i^2 within the class}`` of the rows of X."""
+    from graphdr.uncertainty import NearestNeighborUncertainty
+
+    return {
+        "nn": NearestNeighborUncertainty(beta=1.0).fit(X).sample_variance_,
+        "nn_supervised": NearestNeighborUncertainty(beta=1.0, supervised=True)
+        .fit(X, y)
+        .sample_variance_,
+    }
+
+
+# ---- the grid ---------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def count_eigendecompositions():
+    """Count calls of ``scipy.linalg.eigh`` / ``eigvalsh`` inside the block: ``{"n": count}``.
+
+    Every eigensolver of graphdr calls them through the ``scipy.linalg`` module attribute, so
+    wrapping the attribute sees every eigendecomposition a fit performs.
+    """
+    import scipy.linalg
+
+    counter = {"n": 0}
+    originals = {name: getattr(scipy.linalg, name) for name in ("eigh", "eigvalsh")}
+
+    def wrap(function):
+        def counted(*args, **kwargs):
+            counter["n"] += 1
+            return function(*args, **kwargs)
+
+        return counted
+
+    try:
+        for name, function in originals.items():
+            setattr(scipy.linalg, name, wrap(function))
+        yield counter
+    finally:
+        for name, function in originals.items():
+            setattr(scipy.linalg, name, function)
+
+
+def _mean_sq_distance(X: np.ndarray) -> float:
+    """Mean squared Euclidean distance over all ordered pairs of rows (i = j included)."""
+    mean = X.mean(axis=0)
+    return float(2.0 * (np.einsum("ij,ij->", X, X) / X.shape[0] - mean @ mean))
+
+
+def kernel_grid(grid: Mapping, X: np.ndarray) -> list[dict]:
+    """Kernel settings: linear; degree-2 polynomial ``(a^T b / D + coef0)^2``; RBF with
+    ``gamma = scale / mean squared distance`` of the training rows, for each scale."""
+    settings = []
+    for kernel in grid["kernels"]:
+        if kernel == "linear":
+            settings.append({"kernel": "linear"})
+        elif kernel == "poly":
+            settings.append({"kernel": "poly", "gamma": 1.0 / X.shape[1], "coef0": grid["coef0"]})
+        elif kernel == "rbf":
+            msd = _mean_sq_distance(X)
+            settings += [
+                {"kernel": "rbf", "gamma": float(s) / msd, "gamma_scale": float(s)}
+                for s in grid["gamma_scale"]
+            ]
+        else:
+            raise ValueError(f"kernel must be 'linear', 'poly' or 'rbf', got {kernel!r}.")
+    return settings
+
+
+def _family(estimator: str) -> str:
+    if estimator in RAW_METHODS:
+        return "raw"
+    return "linear" if estimator.endswith("_GEU") else "kernel"
+
+
+def _uncertainty_grid(method: Mapping, grid: Mapping) -> list[dict]:
+    scheme = method.get("uncertainty", "none")
+    if scheme == "none":
+        return [{}]
+    if scheme == "constant":
+        return [{"s0": float(s)} for s in grid["s0"]]
+    return [{"beta": float(b)} for b in grid["beta"]]
+
+
+def method_grid(method: Mapping, grid: Mapping, X: np.ndarray) -> list[dict]:
+    """The model-changing grid points of one method (dimensions excluded)."""
+    family = _family(method["estimator"])
+    if family == "raw":
+        if method["estimator"] == "svm":
+            return [{"C": float(c)} for c in grid["svm_C"]]
+        return [{}]
+    kernels = kernel_grid(grid, X) if family == "kernel" else [{}]
+    return [k | u for k in kernels for u in _uncertainty_grid(method, grid)]
+
+
+def _dimension_grid(estimator: str, grid: Mapping, n_classes: int) -> list[int]:
+    """LDA-type methods: every dimension 1..C-1 (the paper caps LDA grids at C-1); others the
+    configured grid."""
+    if estimator in ("KDA_GE", "KDA_NGEU", "LDA_GEU"):
+        return list(range(1, n_classes))
+    return sorted({int(d) for d in grid["dims"]})
+
+
+def _variance(method: Mapping, point: Mapping, nn: Mapping, fold: int):
+    scheme = method.get("uncertainty", "none")
+    if scheme == "none":
+        return None
+    if scheme == "constant":
+        return None  # the estimator's own constant scheme (s0 is a parameter)
+    return point["beta"] ** 2 * nn[f"{scheme}{fold}"]
+
+
+def _estimator(method: Mapping, point: Mapping, n_components: int | None):
+    from graphdr.methods import graph_embedding, uncertain
+
+    name = method["estimator"]
+    params = {k: v for k, v in point.items() if k not in ("gamma_scale", "beta")}
+    scheme = method.get("uncertainty", "none")
+    if name.endswith("GEU"):  # GEU / NGEU: variances are given to fit, or the constant scheme
+        params["uncertainty"] = "constant" if scheme == "constant" else None
+    params |= dict(method.get("params", {}))
+    module = uncertain if name.endswith("GEU") else graph_embedding
+    return getattr(module, name)(n_components=n_components, **params)
+
+
+def fit_grid_point(method, point, X_train, y_train, variance, n_components):
+    """Fit one grid point; returns the fitted estimator (the largest dimension it allows).
+
+    When ``n_components`` exceeds what the method defines (a rank bound), the fit is repeated
+    once with every defined direction (``n_components=None``) and the caller keeps the
+    dimensions that exist.
+    """
+    fit_params = {} if variance is None else {"sample_variance": variance}
+    try:
+        return _estimator(method, point, n_components).fit(X_train, y_train, **fit_params)
+    except ValueError as err:
+        if "n_components" not in str(err):
+            raise
+        return _estimator(method, point, None).fit(X_train, y_train, **fit_params)
+
+
+def nested_scores(Z_train, y_train, Z_eval: Mapping, y_eval: Mapping, dims, k=1) -> list[dict]:
+    """k-NN accuracy of every ``d in dims`` on the leading ``d`` columns of one embedding."""
+    from sklearn.neighbors import KNeighborsClassifier
+
+    rows = []
+    for d in dims:
+        if d > Z_train.shape[1]:
+            continue
+        clf = KNeighborsClassifier(n_neighbors=k).fit(Z_train[:, :d], y_train)
+        rows.append(
+            {"dim": d}
+            | {
+                f"{part}_accuracy": float(np.mean(clf.predict(Z[:, :d]) == y_eval[part]))
+                for part, Z in Z_eval.items()
+            }
+        )
+    return rows
+
+
+def _raw_classifier(name: str, point: Mapping, k: int, seed: int):
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.svm import SVC
+    from sklearn.tree import DecisionTreeClassifier
+
+    if name == "knn":
+        return KNeighborsClassifier(n_neighbors=k)
+    if name == "svm":
+        return SVC(C=point["C"], kernel="rbf", gamma="scale")
+    return DecisionTreeClassifier(random_state=seed)
+
+
+def _method_rows(name, method, grid, X, y, folds, nn, k, seed, logger=None):
+    """Every (fold, grid point, dimension) of one method, with its validation and test
+    accuracy, and the method's cost counters."""
+    rows, cost = [], {"fits": 0, "eigendecompositions": 0, "grid_cells": 0}
+    n_classes = int(np.unique(y).size)
+    estimator = method["estimator"]
+    for f, fold in enumerate(folds):
+        tr, parts = fold["train"], {"val": fold["val"], "test": fold["test"]}
+        Xtr, ytr = X[tr], y[tr]
+        y_eval = {p: y[idx] for p, idx in parts.items()}
+        for g, point in enumerate(method_grid(method, grid, Xtr)):
+            record = {"fold": f, "point": g} | point
+            if _family(estimator) == "raw":
+                clf = _raw_classifier(estimator, point, k, seed).fit(Xtr, ytr)
+                acc = {
+                    f"{p}_accuracy": float(np.mean(clf.predict(X[idx]) == y_eval[p]))
+                    for p, idx in parts.items()
+                }
+                rows.append(record | {"dim": X.shape[1]} | acc)
+                cost["grid_cells"] += 1
+                continue
+            dims = _dimension_grid(estimator, grid, n_classes)
+            with count_eigendecompositions() as counter:
+                model = fit_grid_point(
+                    method, point, Xtr, ytr, _variance(method, point, nn, f), max(dims)
+                )
+            cost["fits"] += 1
+            cost["eigendecompositions"] += counter["n"]
+            cost["grid_cells"] += len(dims)
+            Z_eval = {p: model.transform(X[idx]) for p, idx in parts.items()}
+            for r in nested_scores(model.transform(Xtr), ytr, Z_eval, y_eval, dims, k):
+                rows.append(record | r)
+            if logger is not None:
+                logger.info("%s fold %d %s: %d dims", name, f, point, model.n_components_)
+    return rows, cost
+
+
+def select_task(
+    prepared: str | os.PathLike,
+    splits: str | os.PathLike,
+    uncertainty: str | os.PathLike,
+    methods: Mapping[str, Mapping],
+    grid: Mapping,
+    scores_path: str | os.PathLike,
+    cost_path: str | os.PathLike,
+    *,
+    k: int = 1,
+    seed: int = 0,
+    logger=None,
+) -> pd.DataFrame:
+    """Run the validation grid of every method of one task; write the long score table
+    (method, fold, grid point, parameters, dim, val_accuracy, test_accuracy) and the cost
+    (fits, eigendecompositions, grid cells) per method."""
+    data = datasets.load_npz(prepared)
+    folds, nn = _folds(io.read_npz(splits)), io.read_npz(uncertainty)
+    frames, costs = [], {}
+    for name, method in methods.items():
+        rows, costs[name] = _method_rows(
+            name, method, grid, data.X, data.y, folds, nn, k, seed, logger
+        )
+        frames.append(pd.DataFrame(rows).assign(method=name))
+    scores = pd.concat(frames, ignore_index=True)
+    first = ["method", "fold", "point", "dim"]
+    scores = scores[first + [c for c in scores.columns if c not in first]]
+    io.write_csv(scores, scores_path)
+    io.write_json(costs, cost_path)
+    return scores

@@ -1,0 +1,236 @@
+"""Paper 004 (NGEU) pipeline: splits, the nested-dimension grid, selection, tables, Figure 3.
+
+References are independent: splits are checked by their defining properties, the grid against a
+brute-force refit at every dimension, the toy directions against Fisher's closed form.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.neighbors import KNeighborsClassifier
+
+from graphdr.methods import KDA_NGEU, KMFA_NGEU, KPCA_NGEU, LDA_GEU, MFA_GEU, PCA_GEU
+from graphdr.pipeline.papers import ngeu, ngeu_report
+
+
+def _blobs(n_per_class=12, n_classes=4, d=6, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(n_classes), n_per_class)
+    X = rng.normal(size=(y.size, d)) + 2.0 * rng.normal(size=(n_classes, d))[y]
+    return X, y
+
+
+# ---- splits ----------------------------------------------------------------------------------
+
+
+def test_ordered_split_takes_views_in_file_order_per_class():
+    y = np.repeat(np.arange(3), 10)
+    (fold,) = ngeu.split_indices(y, {"kind": "ordered", "train": 5, "val": 2, "test": None})
+    for c in range(3):
+        rows = np.flatnonzero(y == c)
+        np.testing.assert_array_equal(fold["train"][y[fold["train"]] == c], rows[:5])
+        np.testing.assert_array_equal(fold["val"][y[fold["val"]] == c], rows[5:7])
+        np.testing.assert_array_equal(fold["test"][y[fold["test"]] == c], rows[7:])
+
+
+def test_stratified_split_is_disjoint_and_uses_the_predefined_parts():
+    y = np.tile(np.arange(4), 50)
+    predefined = {"train": np.arange(150), "test": np.arange(150, 200)}
+    spec = {"kind": "stratified", "pool": "train", "train": 80, "val": 40, "test": "predefined"}
+    (fold,) = ngeu.split_indices(y, spec, predefined)
+    assert fold["train"].size == 80 and fold["val"].size == 40
+    assert np.intersect1d(fold["train"], fold["val"]).size == 0
+    assert np.all(fold["train"] < 150) and np.all(fold["val"] < 150)
+    np.testing.assert_array_equal(fold["test"], predefined["test"])
+    assert np.bincount(y[fold["train"]]).tolist() == [20] * 4  # stratified
+
+
+def test_cv_split_partitions_the_first_samples():
+    y = np.tile(np.arange(3), 40)
+    folds = ngeu.split_indices(y, {"kind": "cv", "first": 90, "folds": 3, "val": 0.25})
+    assert len(folds) == 3
+    np.testing.assert_array_equal(
+        np.sort(np.concatenate([f["test"] for f in folds])), np.arange(90)
+    )
+    for f in folds:
+        parts = [f["train"], f["val"], f["test"]]
+        np.testing.assert_array_equal(np.sort(np.concatenate(parts)), np.arange(90))
+
+
+def test_unknown_split_kind_is_refused():
+    with pytest.raises(ValueError, match="split kind"):
+        ngeu.split_indices(np.zeros(4, int), {"kind": "random"})
+
+
+# ---- one fit per grid point, every dimension read from it -------------------------------------
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda n: KDA_NGEU(n, kernel="rbf", gamma=0.1, uncertainty=None),
+        lambda n: KMFA_NGEU(n, kernel="poly", gamma=0.2, uncertainty=None, k1=3, k2=5),
+        lambda n: KPCA_NGEU(n, kernel="rbf", gamma=0.1, uncertainty=None),
+        lambda n: LDA_GEU(n, uncertainty=None),
+        lambda n: MFA_GEU(n, uncertainty=None, k1=3, k2=5),
+        lambda n: PCA_GEU(n, uncertainty=None),
+    ],
+)
+def test_leading_columns_of_the_largest_fit_equal_a_refit_at_that_dimension(make):
+    X, y = _blobs()
+    v = 0.05 * np.random.default_rng(1).uniform(0.5, 1.5, X.shape[0])
+    Z = make(3).fit(X, y, sample_variance=v).transform(X)
+    for d in (1, 2):
+        Zd = make(d).fit(X, y, sample_variance=v).transform(X)
+        np.testing.assert_allclose(Z[:, :d], Zd, rtol=1e-6, atol=1e-8 * np.abs(Zd).max())
+
+
+def _brute_force(method, grid, X, y, fold, nn, dims):
+    """Every (grid point, dim) refitted from scratch at that dimension."""
+    rows = []
+    tr = fold["train"]
+    for g, point in enumerate(ngeu.method_grid(method, grid, X[tr])):
+        variance = point["beta"] ** 2 * nn if "beta" in point else None
+        for d in dims:
+            model = ngeu._estimator(method, point, d)
+            model.fit(X[tr], y[tr], **({} if variance is None else {"sample_variance": variance}))
+            clf = KNeighborsClassifier(1).fit(model.transform(X[tr]), y[tr])
+            acc = {
+                f"{p}_accuracy": float(
+                    np.mean(clf.predict(model.transform(X[fold[p]])) == y[fold[p]])
+                )
+                for p in ("val", "test")
+            }
+            rows.append({"point": g, "dim": d} | acc)
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(
+    ("name", "method"),
+    [
+        ("KDA_NGEU", {"estimator": "KDA_NGEU", "label": "KDA", "uncertainty": "nn"}),
+        ("KMFA_GE", {"estimator": "KMFA_GE", "label": "KMFA", "params": {"k1": 3, "k2": 5}}),
+        ("KPCA_NGEU_N", {"estimator": "KPCA_NGEU", "label": "KPCA-N", "uncertainty": "constant"}),
+    ],
+)
+def test_grid_scores_and_selection_equal_a_brute_force_refit(name, method):
+    X, y = _blobs(n_per_class=15)
+    (fold,) = ngeu.split_indices(y, {"kind": "stratified", "train": 32, "val": 14, "test": 14})
+    grid = {
+        "kernels": ["linear", "rbf"],
+        "gamma_scale": [0.5, 2.0],
+        "coef0": 1.0,
+        "beta": [0.02, 0.2],
+        "s0": [0.01, 0.3],
+        "dims": [1, 2, 4],
+    }
+    d2 = ngeu.estimate_nn_sq_distances(X[fold["train"]], y[fold["train"]])
+    nn = {"nn0": d2["nn"], "nn_supervised0": d2["nn_supervised"]}
+    rows, cost = ngeu._method_rows(name, method, grid, X, y, [fold], nn, k=1, seed=0)
+    ours = pd.DataFrame(rows)
+    dims = ngeu._dimension_grid(method["estimator"], grid, 4)
+    reference = _brute_force(method, grid, X, y, fold, nn["nn0"], dims)
+    merged = reference.merge(ours, on=["point", "dim"], suffixes=("_ref", ""))
+    assert len(merged) == len(reference) == len(ours)
+    np.testing.assert_array_equal(merged["val_accuracy"], merged["val_accuracy_ref"])
+    np.testing.assert_array_equal(merged["test_accuracy"], merged["test_accuracy_ref"])
+    n_points = len(ngeu.method_grid(method, grid, X[fold["train"]]))
+    assert cost["fits"] == n_points  # one fit per model-changing grid point
+    assert cost["grid_cells"] == n_points * len(dims)
+    assert 0 < cost["eigendecompositions"] <= 3 * n_points
+    # selection: the best validation accuracy, ties to the first grid point then the smaller dim
+    chosen = ngeu_report.select(ours.assign(method=name, fold=0)).iloc[0]
+    best = reference[reference["val_accuracy"] == reference["val_accuracy"].max()]
+    best = best.sort_values(["point", "dim"]).iloc[0]
+    assert (chosen["point"], chosen["dim"]) == (best["point"], best["dim"])
+
+
+def test_count_eigendecompositions_sees_every_call_and_restores_scipy():
+    import scipy.linalg
+
+    original = scipy.linalg.eigh
+    with ngeu.count_eigendecompositions() as counter:
+        scipy.linalg.eigh(np.eye(3))
+        scipy.linalg.eigvalsh(np.eye(3))
+    assert counter["n"] == 2
+    assert scipy.linalg.eigh is original
+
+
+def test_select_breaks_ties_by_grid_order():
+    scores = pd.DataFrame(
+        {
+            "method": ["m"] * 4,
+            "fold": [0] * 4,
+            "point": [1, 0, 0, 1],
+            "dim": [1, 2, 1, 2],
+            "val_accuracy": [0.9, 0.9, 0.5, 0.9],
+            "test_accuracy": [0.1, 0.2, 0.3, 0.4],
+        }
+    )
+    chosen = ngeu_report.select(scores)
+    assert (chosen["point"].item(), chosen["dim"].item()) == (0, 2)
+
+
+# ---- tables ----------------------------------------------------------------------------------
+
+
+def test_tables_compare_with_the_paper_and_mark_missing_rows(tmp_path):
+    scores = pd.DataFrame(
+        {
+            "method": ["a", "a", "b", "b"],
+            "fold": [0, 1, 0, 1],
+            "point": [0, 0, 0, 0],
+            "dim": [2, 2, 3, 3],
+            "kernel": ["rbf", "rbf", "linear", "linear"],
+            "val_accuracy": [0.5, 0.6, 0.7, 0.8],
+            "test_accuracy": [0.80, 0.90, 0.60, 0.70],
+        }
+    )
+    scores.to_csv(tmp_path / "s.csv", index=False)
+    cost = {"a": {"fits": 2, "eigendecompositions": 4, "grid_cells": 2}} | {
+        "b": {"fits": 2, "eigendecompositions": 2, "grid_cells": 2}
+    }
+    (tmp_path / "c.json").write_text(json.dumps(cost))
+    reference = pd.DataFrame(
+        {"row": ["A", "B", "Other"], "column": ["D"] * 3, "value": [80.0, 70.0, 50.0]}
+    )
+    reference.to_csv(tmp_path / "ref.csv", index=False)
+    table = {"methods": ["a", "b"], "reference": str(tmp_path / "ref.csv"), "claims": [["B", "A"]]}
+    out = {k: str(tmp_path / k) for k in ("table", "selected", "grid")}
+    out |= {"claims": str(tmp_path / "claims.md"), "long": str(tmp_path / "long.csv")}
+    tasks = {"t": {"label": "D", "scores": tmp_path / "s.csv", "cost": tmp_path / "c.json"}}
+    methods = {"a": {"label": "A"}, "b": {"label": "B"}}
+    ngeu_report.make_tables(tasks, table, methods, out)
+    long = pd.read_csv(tmp_path / "long.csv").set_index("row")
+    assert long.loc["A", "ours"] == pytest.approx(85.0)  # mean over folds
+    assert long.loc["A", "ours_std"] == pytest.approx(5.0)
+    assert long.loc["B", "diff"] == pytest.approx(-5.0)
+    assert long.loc["Other", "status"] == "not reproduced"
+    grid = pd.read_csv(tmp_path / "grid.csv")
+    assert grid.iloc[-1]["eigendecompositions"] == 6
+    claims = (tmp_path / "claims.md").read_text()
+    assert "| A > B | D | +10.00 | +20.00 | reproduced (same sign) |" in claims
+
+
+# ---- Figure 3 --------------------------------------------------------------------------------
+
+
+def test_toy_directions_reduce_to_fisher_lda_without_uncertainty():
+    from graphdr.datasets.synthetic import make_uncertain_toy
+
+    X, y, S = make_uncertain_toy(30, random_state=0)
+    params = {"k1": 5, "k2": 20}
+    w = ngeu_report.toy_directions(X, y, np.zeros_like(S), params)
+    m0, m1 = X[y == 0].mean(0), X[y == 1].mean(0)
+    Sw = sum(np.cov(X[y == c].T, bias=True) * np.sum(y == c) for c in (0, 1))
+    fisher = np.linalg.solve(Sw, m1 - m0)
+    fisher /= np.linalg.norm(fisher)
+    assert abs(w[("LDA", "GE")] @ fisher) == pytest.approx(1.0, abs=1e-6)
+    assert abs(w[("LDA", "NGEU")] @ fisher) == pytest.approx(1.0, abs=1e-6)
+    # with the toy's uncertainty the NGEU direction moves
+    w_u = ngeu_report.toy_directions(X, y, S, params)
+    assert abs(w_u[("LDA", "NGEU")] @ fisher) < 1 - 1e-4
