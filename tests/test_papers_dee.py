@@ -11,7 +11,7 @@ import pytest
 from graphdr import datasets
 from graphdr.methods import DEE
 from graphdr.pipeline import io, plan
-from graphdr.pipeline.papers import dee, dee_runs
+from graphdr.pipeline.papers import dee, dee_compare, dee_compare_report, dee_runs
 
 PARAMS = {"n_components": 2, "max_iter": 40, "random_state": 0}
 OPTIMIZERS = {"ld": "LD", "fp": "FP", "gd": "GD"}
@@ -179,3 +179,258 @@ def test_study_plan_and_checks():
         plan.check_config(bad)
     for fragment in ("'zz' is not in datasets", "'cg' is not one of", "not in params"):
         assert fragment in str(err.value)
+
+
+# ---- Figure 11 and Figures 7-10 (graphdr.pipeline.papers.dee_compare / _report) ------------
+
+
+def faces_like(seed=0, n_classes=4, per_class=10, n_features=30) -> datasets.Dataset:
+    """Classes with few samples in more features than n_samples - n_classes (like ORL/Yale)."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(n_classes), per_class)
+    centres = rng.normal(scale=2.0, size=(n_classes, n_features))
+    X = centres[y] + rng.normal(size=(y.size, n_features))
+    return datasets.Dataset(name="faces", X=X, y=y, class_names=[f"c{k}" for k in range(n_classes)])
+
+
+@pytest.fixture
+def faces_file(tmp_path):
+    path = tmp_path / "faces.npz"
+    datasets.save_npz(faces_like(), path)
+    return path
+
+
+def test_recognition_split_counts_and_fractions():
+    y = np.repeat(np.arange(3), [10, 11, 72])
+    train, test = dee_compare.recognition_split(y, seed=3, train_fraction=0.5)
+    assert np.bincount(y[train]).tolist() == [5, 5, 36]  # floor(0.5 n_c), like ORL and Yale
+    assert np.intersect1d(train, test).size == 0 and train.size + test.size == y.size
+    train, _ = dee_compare.recognition_split(y, seed=3, train_per_class=4)
+    assert np.bincount(y[train]).tolist() == [4, 4, 4]
+    again, _ = dee_compare.recognition_split(y, seed=3, train_per_class=4)
+    other, _ = dee_compare.recognition_split(y, seed=4, train_per_class=4)
+    np.testing.assert_array_equal(train, again)
+    assert not np.array_equal(train, other)
+    with pytest.raises(ValueError, match="exactly one"):
+        dee_compare.recognition_split(y, seed=0)
+
+
+def test_accuracy_curve_equals_sklearn_1nn():
+    from sklearn.neighbors import KNeighborsClassifier
+
+    rng = np.random.default_rng(1)
+    Z_train, Z_test = rng.normal(size=(60, 7)), rng.normal(size=(3000, 7))  # > one test block
+    y_train, y_test = rng.integers(0, 4, 60), rng.integers(0, 4, 3000)
+    dims = [1, 3, 7]
+    ours = dee_compare.accuracy_curve(Z_train, y_train, Z_test, y_test, dims)
+    ref = [
+        KNeighborsClassifier(1).fit(Z_train[:, :d], y_train).score(Z_test[:, :d], y_test)
+        for d in dims
+    ]
+    np.testing.assert_allclose(ours, ref, rtol=0, atol=1e-15)
+
+
+def test_pca_basis_matches_sklearn():
+    from sklearn.decomposition import PCA
+
+    X = faces_like().X
+    mean, V = dee_compare.pca_basis(X, 5)
+    np.testing.assert_allclose(V.T @ V, np.eye(5), atol=1e-12)
+    ref = PCA(5, svd_solver="full").fit(X).components_
+    np.testing.assert_allclose(np.abs(ref @ V), np.eye(5), atol=1e-8)  # same axes, up to sign
+    np.testing.assert_allclose(mean, X.mean(axis=0))
+
+
+@pytest.mark.parametrize("method", ["DCV", "MMPA"])
+def test_nested_readout_equals_refitting_at_each_dimension(faces_file, tmp_path, method):
+    """DCV and MMPA are fitted once; their smaller dimensions equal a fit at that dimension."""
+    from graphdr.methods import DCV, MMPA
+
+    pca = None if method == "DCV" else 12
+    frame = dee_compare.recognition_run(
+        faces_file,
+        estimator=method,
+        params={},
+        nested=True,
+        split={"train_per_class": 5},
+        seeds=[0, 1],
+        dimensions=[1, 2, 5, 8],
+        output=tmp_path / "run.csv",
+        pca=pca,
+    )
+    data = faces_like()
+    top = 3 if method == "DCV" else 8  # DCV: C-1 = 3 (added to the grid); MMPA: the grid
+    for seed in (0, 1):
+        rows = frame[frame["seed"] == seed]
+        assert rows["dim"].tolist() == ([1, 2, 3] if method == "DCV" else [1, 2, 5, 8])
+        train, test = dee_compare.recognition_split(data.y, seed=seed, train_per_class=5)
+        Xtr, Xte = data.X[train], data.X[test]
+        if pca:
+            mean, V = dee_compare.pca_basis(Xtr, pca)
+            Xtr, Xte = (Xtr - mean) @ V, (Xte - mean) @ V
+        for d, acc in zip(rows["dim"], rows["accuracy"], strict=True):
+            model = (DCV if method == "DCV" else MMPA)(n_components=d).fit(Xtr, data.y[train])
+            ref = dee_compare.one_nn_accuracy(
+                model.transform(Xtr), data.y[train], model.transform(Xte), data.y[test]
+            )
+            assert acc == ref
+        assert rows["dim"].max() == top
+    assert (frame["n_classes"] == 4).all()
+
+
+def test_non_nested_run_fits_each_dimension(faces_file, tmp_path):
+    params = {"max_iter": 30}
+    frame = dee_compare.recognition_run(
+        faces_file,
+        estimator="DEE",
+        params=params,
+        nested=False,
+        split={"train_fraction": 0.5},
+        seeds=[2],
+        dimensions=[1, 3, 50],  # 50 > pca: left out
+        output=tmp_path / "run.csv",
+        pca=10,
+    )
+    assert frame["dim"].tolist() == [1, 3]
+    data = faces_like()
+    train, test = dee_compare.recognition_split(data.y, seed=2, train_fraction=0.5)
+    mean, V = dee_compare.pca_basis(data.X[train], 10)
+    Xtr, Xte = (data.X[train] - mean) @ V, (data.X[test] - mean) @ V
+    model = DEE(n_components=3, random_state=2, **params).fit(Xtr, data.y[train])
+    ref = dee_compare.one_nn_accuracy(
+        model.transform(Xtr), data.y[train], model.transform(Xte), data.y[test]
+    )
+    row = frame[frame["dim"] == 3].iloc[0]
+    assert row["accuracy"] == ref and row["n_iter"] == model.n_iter_
+    # the CSV is the returned frame, and a second run writes the same bytes
+    dee_compare.recognition_run(
+        faces_file,
+        estimator="DEE",
+        params=params,
+        nested=False,
+        split={"train_fraction": 0.5},
+        seeds=[2],
+        dimensions=[1, 3, 50],
+        output=tmp_path / "again.csv",
+        pca=10,
+    )
+    assert (tmp_path / "again.csv").read_bytes() == (tmp_path / "run.csv").read_bytes()
+
+
+def test_fluctuation_counts_movement_beyond_one_rise():
+    assert dee_compare_report.fluctuation([50, 60, 70, 70, 70]) == 0.0  # rise, plateau
+    assert dee_compare_report.fluctuation([50, 60, 70, 70, 65]) == pytest.approx(5.0)
+    assert dee_compare_report.fluctuation([50, 60, 55, 65, 60]) == pytest.approx(15.0)
+    assert dee_compare_report.fluctuation([1.0]) == 0.0
+    curve = pd.DataFrame({"dim": [1, 2, 5, 10], "mean": [60.0, 89.5, 90.0, 90.4]})
+    assert dee_compare_report.near_best_dim(curve, within=1.0) == 2
+    assert dee_compare_report.near_best_dim(curve, within=0.1) == 10
+
+
+def _synthetic_run(path, curve, n_classes, nested):
+    rows = [
+        {
+            "seed": s,
+            "dim": d,
+            "accuracy": a / 100 + 0.01 * s,
+            "n_iter": np.nan if nested else 10,
+            "converged": True,
+            "n_classes": n_classes,
+        }
+        for s in (0, 1)
+        for d, a in curve.items()
+    ]
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def test_recognition_tables_and_claims(tmp_path):
+    curves = {
+        "DEE": ({1: 60, 2: 80, 5: 90, 10: 90}, False),
+        "DSNE": ({1: 50, 2: 70, 5: 65, 10: 85}, False),
+        "DCV": ({1: 55, 2: 70, 3: 82}, True),
+        "MMPA": ({1: 50, 2: 72, 5: 70, 10: 91}, True),
+    }
+    runs = {
+        ("USPS", m): _synthetic_run(tmp_path / f"{m}.csv", c, 4, nested)
+        for m, (c, nested) in curves.items()
+    }
+    reference = tmp_path / "ref.csv"
+    reference.write_text("table,row,column,value,source\nbest_accuracy,DCV,USPS,83,text\n")
+    shown = dee_compare_report.recognition_tables(
+        runs,
+        reference=reference,
+        figure_stem=tmp_path / "fig11",
+        best_stem=tmp_path / "best",
+        curves_output=tmp_path / "curves.csv",
+        claims_output=tmp_path / "claims.md",
+    )
+    assert list(shown["method"][shown["method"] != ""]) == ["DEE", "DSNE", "DCV", "MMPA"]
+    dcv = shown.index[shown["method"] == "DCV"][0]
+    # best of the mean curve: DCV at d = 3, mean 82.5 (seeds 82 and 83), std 0.5
+    assert shown.loc[dcv : dcv + 2, "USPS"].tolist() == ["83.0", "82.5 ± 0.5 (d=3)", "-0.5"]
+    assert shown.loc[0, "USPS"] == dee_compare_report.NOT_REPORTED
+    table = pd.read_csv(tmp_path / "curves.csv")
+    dee_rows = table[table["method"] == "DEE"]
+    assert dee_rows["mean"].tolist() == pytest.approx([60.5, 80.5, 90.5, 90.5])
+    claims = (tmp_path / "claims.md").read_text()
+    assert "stops at C-1 dimensions: reproduced on 1/1" in claims
+    assert "DCV's best accuracy is the worst of the four: reproduced" in claims
+    assert "DEE and MMPA reach the two highest accuracies: reproduced on 1/1" in claims
+    assert "very close (within 2 points): reproduced on 1/1" in claims
+    assert "lower dimension than MMPA (argmax of the mean curve): reproduced on 1/1" in claims
+    assert "within 1 point(s) of each curve's best (plateaus" in claims
+    assert "DEE's curve is smoother than MMPA's (movement beyond one rise, points): repro" in claims
+    assert (
+        "DSNE's curve fluctuates more than DEE's and MMPA's (movement beyond one rise, " in claims
+    )
+    assert "points): reproduced on 1/1 datasets (USPS: DSNE 10.0 / DEE 0.0 / MMPA 4.0)" in claims
+    assert (tmp_path / "fig11.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_separation_scores_against_sklearn():
+    from sklearn.neighbors import NearestNeighbors
+
+    rng = np.random.default_rng(0)
+    Z, y = rng.normal(size=(40, 2)), rng.integers(0, 3, 40)
+    scores = dee_compare_report.separation_scores(Z, y)
+    nearest = NearestNeighbors(n_neighbors=2).fit(Z).kneighbors(Z)[1][:, 1]
+    assert scores["loo_1nn"] == pytest.approx(100 * np.mean(y[nearest] == y))
+    D = np.linalg.norm(Z[:, None] - Z[None], axis=2)
+    same, off = y[:, None] == y[None], ~np.eye(40, dtype=bool)
+    ratio = D[same & off].mean() / D[~same].mean()
+    assert scores["within_between"] == pytest.approx(ratio)
+
+
+def test_embedding_runs_figure_and_table(faces_file, tmp_path):
+    from sklearn.manifold import TSNE
+
+    specs = {
+        "DEE": ("DEE", {"pca": 10, "max_iter": 30, "random_state": 0}),
+        "t-SNE": ("sklearn.manifold.TSNE", {"perplexity": 5, "random_state": 0}),
+    }
+    runs = {}
+    for label, (estimator, params) in specs.items():
+        path = tmp_path / f"{label}.npz"
+        dee_compare.embedding_run(faces_file, estimator=estimator, params=params, output=path)
+        runs[("Faces", label)] = path
+    data = faces_like()
+    ref = TSNE(2, perplexity=5, random_state=0).fit_transform(data.X)
+    np.testing.assert_array_equal(io.read_npz(runs[("Faces", "t-SNE")])["Z"], ref)
+    shown = dee_compare_report.visualisation_table(
+        runs,
+        stem=tmp_path / "sep",
+        claims_output=tmp_path / "claims.md",
+        supervised=("DEE",),
+    )
+    assert list(shown.columns) == ["method", "Faces LOO 1-NN (%)", "Faces within/between"]
+    assert "separate the classes better than t-SNE" in (tmp_path / "claims.md").read_text()
+    stem = tmp_path / "vis"
+    dee_compare_report.plot_visualisation(
+        {m: p for (_, m), p in runs.items()}, dataset="Faces", stem=stem
+    )
+    first = stem.with_suffix(".png").read_bytes()
+    dee_compare_report.plot_visualisation(
+        {m: p for (_, m), p in runs.items()}, dataset="Faces", stem=stem
+    )
+    assert stem.with_suffix(".png").read_bytes() == first

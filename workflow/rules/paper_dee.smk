@@ -103,3 +103,144 @@ rule optimizer_tables:
         captions=lambda w: study_of(w).get("captions", {}),
     script:
         "../scripts/optimizer_tables.py"
+
+
+# Figure 11: one run per (dataset, method) over every replication -> figure, tables, verdicts.
+rule dee_recognition_run:
+    """1-NN test accuracy against dimension of one method on one dataset, every replication."""
+    input:
+        prepared=rules.prepare_dataset.output.prepared,
+        code=dee_estimator_code(DEE_RECOGNITION, "graphdr.pipeline.papers.dee_compare"),
+    output:
+        scores=results("dee/recognition/{dataset}/{dee_method}.csv"),
+    log:
+        logs("dee_recognition_run/{dataset}/{dee_method}.log"),
+    benchmark:
+        results("benchmarks/dee_recognition_run/{dataset}/{dee_method}.tsv")
+    wildcard_constraints:
+        dee_method=_alternatives(DEE_RECOGNITION.get("methods", {})),
+    conda:
+        "../../envs/compute.yaml"
+    threads: resource("dee_recognition_run", "threads")
+    resources:
+        mem_mb=resource("dee_recognition_run", "mem_mb"),
+        runtime=resource("dee_recognition_run", "runtime"),
+    params:
+        run=dee_recognition_params,
+    script:
+        "../scripts/dee_recognition_run.py"
+
+
+rule dee_recognition_report:
+    """Figure 11 (mean +- std curves), the best-accuracy table vs the paper, the verdicts."""
+    input:
+        runs=lambda w: list(dee_recognition_runs().values()),
+        reference=DEE_RECOGNITION.get("reference", []),
+        code=code("graphdr.pipeline.papers.dee_compare_report"),
+    output:
+        figure_pdf=figures("dee/dee_recognition.pdf"),
+        figure_png=figures("dee/dee_recognition.png"),
+        best_csv=figures("dee/dee_recognition_best.csv"),
+        best_md=figures("dee/dee_recognition_best.md"),
+        best_tex=figures("dee/dee_recognition_best.tex"),
+        curves=figures("dee/dee_recognition_curves.csv"),
+        claims=figures("dee/dee_recognition_claims.md"),
+    log:
+        logs("dee_recognition_report/dee.log"),
+    benchmark:
+        results("benchmarks/dee_recognition_report/dee.tsv")
+    localrule: True
+    conda:
+        "../../envs/plot.yaml"
+    threads: resource("dee_recognition_report", "threads")
+    resources:
+        mem_mb=resource("dee_recognition_report", "mem_mb"),
+        runtime=resource("dee_recognition_report", "runtime"),
+    params:
+        runs=lambda w: [[d, m, f] for (d, m), f in dee_recognition_runs().items()],
+        caption=DEE_RECOGNITION.get("caption", ""),
+    script:
+        "../scripts/dee_recognition_report.py"
+
+
+# Figures 7-10: one 2-D embedding per (dataset, method) on every sample -> figures, table.
+rule dee_embedding_run:
+    """2-D embedding of every sample of one dataset by one method (DEE, DSNE, EE, t-SNE)."""
+    input:
+        prepared=rules.prepare_dataset.output.prepared,
+        code=dee_estimator_code(
+            DEE_VISUALISATION, "graphdr.pipeline.papers.dee_compare"
+        ),
+    output:
+        embedding=results("dee/visualisation/{dataset}/{dee_method}.npz"),
+    log:
+        logs("dee_embedding_run/{dataset}/{dee_method}.log"),
+    benchmark:
+        results("benchmarks/dee_embedding_run/{dataset}/{dee_method}.tsv")
+    wildcard_constraints:
+        dee_method=_alternatives(DEE_VISUALISATION.get("methods", {})),
+    conda:
+        "../../envs/compute.yaml"
+    threads: resource("dee_embedding_run", "threads")
+    resources:
+        mem_mb=resource("dee_embedding_run", "mem_mb"),
+        runtime=resource("dee_embedding_run", "runtime"),
+    params:
+        estimator=lambda w: DEE_VISUALISATION["methods"][w.dee_method]["estimator"],
+        params=lambda w: DEE_VISUALISATION["methods"][w.dee_method].get("params", {}),
+    script:
+        "../scripts/dee_embedding_run.py"
+
+
+rule dee_visualisation_figure:
+    """One of Figures 7-10: the 2-D embeddings of one dataset, one panel per method."""
+    input:
+        runs=lambda w: list(dee_embedding_runs([w.dataset]).values()),
+        code=code("graphdr.pipeline.papers.dee_compare_report"),
+    output:
+        pdf=figures("dee/dee_visualisation_{dataset}.pdf"),
+        png=figures("dee/dee_visualisation_{dataset}.png"),
+    log:
+        logs("dee_visualisation_figure/{dataset}.log"),
+    benchmark:
+        results("benchmarks/dee_visualisation_figure/{dataset}.tsv")
+    localrule: True
+    conda:
+        "../../envs/plot.yaml"
+    threads: resource("dee_visualisation_figure", "threads")
+    resources:
+        mem_mb=resource("dee_visualisation_figure", "mem_mb"),
+        runtime=resource("dee_visualisation_figure", "runtime"),
+    params:
+        runs=lambda w: [[m, f] for (_, m), f in dee_embedding_runs([w.dataset]).items()],
+        dataset=lambda w: dee_label(w.dataset),
+    script:
+        "../scripts/dee_visualisation_figure.py"
+
+
+rule dee_visualisation_table:
+    """Class separation of every 2-D embedding (LOO 1-NN, within/between) and the verdicts."""
+    input:
+        runs=lambda w: list(dee_embedding_runs().values()),
+        code=code("graphdr.pipeline.papers.dee_compare_report"),
+    output:
+        csv=figures("dee/dee_visualisation_separation.csv"),
+        md=figures("dee/dee_visualisation_separation.md"),
+        tex=figures("dee/dee_visualisation_separation.tex"),
+        claims=figures("dee/dee_visualisation_claims.md"),
+    log:
+        logs("dee_visualisation_table/dee.log"),
+    benchmark:
+        results("benchmarks/dee_visualisation_table/dee.tsv")
+    localrule: True
+    conda:
+        "../../envs/plot.yaml"
+    threads: resource("dee_visualisation_table", "threads")
+    resources:
+        mem_mb=resource("dee_visualisation_table", "mem_mb"),
+        runtime=resource("dee_visualisation_table", "runtime"),
+    params:
+        runs=lambda w: [[d, m, f] for (d, m), f in dee_embedding_runs().items()],
+        caption=DEE_VISUALISATION.get("caption", ""),
+    script:
+        "../scripts/dee_visualisation_table.py"

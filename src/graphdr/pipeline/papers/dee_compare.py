@@ -1,0 +1,197 @@
+"""Paper 003 (DEE): the fits of the method comparisons (Figure 11 and Figures 7-10).
+
+* **Recognition** (Figure 11): one *recognition run* fits one method on the training part of
+  every replication of one dataset (seeded per-class splits) and scores 1-NN on the test part
+  at every dimension of the grid. Eigen-solutions (DCV, MMPA: ``nested``) are fitted once per
+  replication at their largest dimension and read at the smaller ones (leading columns); DEE and
+  DSNE are non-convex and not nested, so each dimension is a separate fit (a different model).
+  Writes one long CSV (``seed, dim, accuracy, n_iter, converged, n_classes``): deterministic.
+* **Visualisation** (Figures 7-10): one *embedding run* fits one method in 2-D on every sample
+  of one dataset and writes ``Z``, ``y`` and ``class_names`` (npz, deterministic).
+
+Estimators are named as in :mod:`graphdr.methods` (``"DEE"``) or by a dotted path
+(``"sklearn.manifold.TSNE"``); both are imported by name, so a run depends only on the module
+that defines its estimator (the workflow adds it as a code input). No plotting here: editing
+the figures does not re-run the fits.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from graphdr import datasets
+from graphdr.evaluation.splits import per_class_count_split
+from graphdr.pipeline import io
+
+__all__ = [
+    "accuracy_curve",
+    "embedding_run",
+    "make_estimator",
+    "nested_dimensions",
+    "one_nn_accuracy",
+    "pca_basis",
+    "recognition_run",
+    "recognition_split",
+]
+
+#: columns of a recognition run's CSV
+RUN_COLUMNS = ["seed", "dim", "accuracy", "n_iter", "converged", "n_classes"]
+
+
+def make_estimator(name: str, params: Mapping):
+    """``name(**params)``: a :mod:`graphdr.methods` class, or a dotted path to any class."""
+    module, _, attr = name.rpartition(".")
+    return getattr(importlib.import_module(module or "graphdr.methods"), attr)(**dict(params))
+
+
+def recognition_split(y, *, seed: int, train_per_class=None, train_fraction=None):
+    """Seeded per-class split: ``train_per_class`` samples of each class (COIL20 15, USPS 25) or
+    ``floor(train_fraction * n_c)`` of each (ORL, Yale: 0.5); the rest test.
+
+    Returns ``(train_idx, test_idx)``, sorted.
+    """
+    if (train_per_class is None) == (train_fraction is None):
+        raise ValueError("give exactly one of train_per_class and train_fraction.")
+    if train_per_class is not None:
+        return per_class_count_split(y, int(train_per_class), random_state=seed)
+    # every class trains on floor(fraction * n_c): a per-class count no class reaches, capped
+    return per_class_count_split(
+        y, np.iinfo(np.int32).max, random_state=seed, max_train_fraction=float(train_fraction)
+    )
+
+
+def one_nn_accuracy(Z_train, y_train, Z_test, y_test) -> float:
+    """Accuracy of the 1-nearest-neighbour rule (Euclidean; ties go to the lowest train index).
+
+    Distances by ``||a||^2 - 2 a.b + ||b||^2`` in blocks of test rows (no test x train x dim
+    temporaries); equal to scikit-learn's ``KNeighborsClassifier(1)`` up to exact ties.
+    """
+    Z_train = np.asarray(Z_train, dtype=np.float64)
+    Z_test = np.asarray(Z_test, dtype=np.float64)
+    sq_train = np.einsum("ij,ij->i", Z_train, Z_train)
+    correct = 0
+    for start in range(0, Z_test.shape[0], 2048):
+        block = Z_test[start : start + 2048]
+        d2 = sq_train[None, :] - 2.0 * block @ Z_train.T
+        nearest = np.argmin(d2, axis=1)  # ||b||^2 is constant per row: not needed for argmin
+        correct += int(np.sum(y_train[nearest] == y_test[start : start + 2048]))
+    return correct / Z_test.shape[0]
+
+
+def accuracy_curve(Z_train, y_train, Z_test, y_test, dims: Sequence[int]) -> np.ndarray:
+    """1-NN accuracy on the leading ``d`` columns of ONE embedding, for each ``d`` in ``dims``."""
+    return np.array([one_nn_accuracy(Z_train[:, :d], y_train, Z_test[:, :d], y_test) for d in dims])
+
+
+def nested_dimensions(grid: Sequence[int], n_columns: int) -> list[int]:
+    """The grid's dimensions a nested fit with ``n_columns`` columns offers, plus ``n_columns``
+    itself when it is below the grid's largest (DCV ends at C-1, which the grid may not list)."""
+    dims = {int(d) for d in grid if d <= n_columns}
+    if n_columns < max(grid):
+        dims.add(int(n_columns))
+    return sorted(dims)
+
+
+def recognition_run(
+    prepared: str | os.PathLike,
+    *,
+    estimator: str,
+    params: Mapping,
+    nested: bool,
+    split: Mapping,
+    seeds: Sequence[int],
+    dimensions: Sequence[int],
+    output: str | os.PathLike,
+    pca: int | None = None,
+) -> pd.DataFrame:
+    """1-NN test accuracy against dimension of one method on one dataset, every replication.
+
+    ``split`` holds ``train_per_class`` or ``train_fraction`` (:func:`recognition_split`);
+    replication ``seed`` draws the split and seeds the estimator (``random_state``, when it has
+    one). ``pca``: the method sees the data projected on the ``pca`` leading principal axes of
+    the training part (:func:`pca_basis`), train and test alike. ``nested``: fit once with
+    ``n_components=None`` (every direction the method offers) and score the leading columns;
+    otherwise fit once per dimension of the grid that the input allows. Writes and returns the
+    long table (:data:`RUN_COLUMNS`).
+    """
+    dataset = datasets.load_npz(prepared)
+    X, y = dataset.X, dataset.y
+    rows = []
+    for seed in seeds:
+        train, test = recognition_split(y, seed=int(seed), **split)
+        X_train, X_test = X[train], X[test]
+        if pca is not None:
+            mean, basis = pca_basis(X_train, int(pca))
+            X_train, X_test = (X_train - mean) @ basis, (X_test - mean) @ basis
+        cap = X_train.shape[1]
+        seeded = dict(params)
+        if _has_random_state(estimator):
+            seeded["random_state"] = int(seed)
+        if nested:
+            model = make_estimator(estimator, seeded | {"n_components": None})
+            model.fit(X_train, y[train])
+            dims = nested_dimensions(dimensions, model.n_components_)
+            Z_train, Z_test = model.transform(X_train), model.transform(X_test)
+            acc = accuracy_curve(Z_train, y[train], Z_test, y[test], dims)
+            n_classes = np.unique(y[train]).size
+            rows += [(seed, d, a, np.nan, True, n_classes) for d, a in zip(dims, acc, strict=True)]
+            continue
+        for d in sorted({int(d) for d in dimensions if d <= cap}):
+            model = make_estimator(estimator, seeded | {"n_components": d})
+            model.fit(X_train, y[train])
+            Z_train, Z_test = model.transform(X_train), model.transform(X_test)
+            acc = one_nn_accuracy(Z_train, y[train], Z_test, y[test])
+            rows.append(
+                (seed, d, acc, int(model.n_iter_), bool(model.converged_), np.unique(y).size)
+            )
+    frame = pd.DataFrame(rows, columns=RUN_COLUMNS)
+    frame["seed"] = frame["seed"].astype(int)
+    io.write_csv(frame, output)
+    return frame
+
+
+def embedding_run(
+    prepared: str | os.PathLike,
+    *,
+    estimator: str,
+    params: Mapping,
+    output: str | os.PathLike,
+) -> np.ndarray:
+    """Fit ``estimator(**params)`` on every sample of ``prepared`` (labels passed; unsupervised
+    methods ignore them) and write the embedding ``Z`` with ``y`` and ``class_names``."""
+    dataset = datasets.load_npz(prepared)
+    model = make_estimator(estimator, params)
+    Z = np.asarray(model.fit_transform(dataset.X, dataset.y), dtype=np.float64)
+    arrays = {
+        "Z": Z,
+        "y": dataset.y,
+        "class_names": np.asarray(dataset.class_names, dtype=np.str_),
+        "n_iter": np.asarray(int(getattr(model, "n_iter_", -1))),
+    }
+    io.write_npz(output, arrays)
+    return Z
+
+
+def pca_basis(X, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and the ``k`` leading principal axes (D x k, orthonormal) of ``X``, by a thin SVD.
+
+    Each axis's sign is fixed so its largest-magnitude entry is positive (deterministic).
+    """
+    mean = X.mean(axis=0)
+    _, _, Vt = np.linalg.svd(X - mean, full_matrices=False)
+    if k > Vt.shape[0]:
+        raise ValueError(f"pca={k} exceeds the {Vt.shape[0]} principal axes of the data.")
+    V = Vt[:k].T
+    signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(k)])
+    return mean, V * np.where(signs == 0, 1.0, signs)
+
+
+def _has_random_state(estimator: str) -> bool:
+    module, _, attr = estimator.rpartition(".")
+    cls = getattr(importlib.import_module(module or "graphdr.methods"), attr)
+    return "random_state" in cls().get_params()

@@ -1,0 +1,84 @@
+"""Paper 003 (DEE): a real Snakemake run of the quick recognition and visualisation targets.
+
+One run in a temporary copy of the repository (config/quick.yaml: Yale, two seeds, three
+dimensions; Figure 11's report and Figure 9's panels), then checks of the outputs and of what
+Snakemake would do next (nothing; and only the DEE jobs after an edit of the DEE module).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from test_workflow import MIRROR, clean_env, copy_checkout, snakemake
+
+pytestmark = pytest.mark.workflow
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICK = yaml.safe_load((ROOT / "config" / "quick.yaml").read_text())
+FIGURES = QUICK["output"]["figures"]
+RESULTS = QUICK["output"]["results"]
+RAW = "Yale_32x32.mat"  # the quick DEE comparisons use Yale only
+TARGETS = [
+    f"{FIGURES}/dee/dee_recognition_claims.md",
+    f"{FIGURES}/dee/dee_visualisation_claims.md",
+    f"{FIGURES}/dee/dee_visualisation_yale.png",
+]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    if not (MIRROR / RAW).is_file():
+        pytest.skip(f"no offline data mirror with {RAW} ({MIRROR})")
+    base = tmp_path_factory.mktemp("graphdr_dee")
+    repo = copy_checkout(base / "repo")
+    (base / "mirror").mkdir()
+    shutil.copy2(MIRROR / RAW, base / "mirror" / RAW)
+    env = clean_env(GRAPHDR_DATA_MIRROR=base / "mirror", GRAPHDR_DATA_HOME=base / "home")
+    out = snakemake(repo, *TARGETS, env=env).stdout
+    return {"repo": repo, "env": env, "log": out}
+
+
+def test_quick_targets_and_their_outputs(run):
+    repo = run["repo"]
+    best = pd.read_csv(repo / FIGURES / "dee" / "dee_recognition_best.csv")
+    methods = QUICK["papers"]["dee"]["recognition"]["methods"]  # the quick overlay's keys
+    assert [m for m in best["method"].fillna("") if m][:1] == ["DEE"]
+    assert len([m for m in best["method"].fillna("") if m]) >= len(methods)
+    assert {"DSNE", "DCV", "MMPA"} <= set(best["method"])
+    curves = pd.read_csv(repo / FIGURES / "dee" / "dee_recognition_curves.csv")
+    grid = QUICK["papers"]["dee"]["recognition"]["dimensions"]
+    assert set(curves["dim"]) <= set(grid) | {14}  # DCV may end at C-1 = 14
+    assert (curves["n_seeds"] == len(QUICK["papers"]["dee"]["recognition"]["seeds"])).all()
+    for name in ("dee_recognition.pdf", "dee_recognition_best.md", "dee_visualisation_yale.pdf"):
+        assert (repo / FIGURES / "dee" / name).stat().st_size > 0
+    claims = (repo / FIGURES / "dee" / "dee_recognition_claims.md").read_text()
+    assert "DCV's subspace stops at C-1" in claims
+    # one recognition job per method and one embedding job per method
+    for method in ("DEE", "DSNE", "DCV", "MMPA"):
+        assert (repo / RESULTS / "dee" / "recognition" / "yale" / f"{method}.csv").is_file()
+    for method in ("DEE", "DSNE", "EE", "tsne"):
+        assert (repo / RESULTS / "dee" / "visualisation" / "yale" / f"{method}.npz").is_file()
+
+
+def test_nothing_to_redo_and_an_edit_reruns_only_its_jobs(run):
+    repo, env = run["repo"], run["env"]
+    out = snakemake(repo, "-n", *TARGETS, env=env).stdout
+    assert "Nothing to be done" in out
+    # editing the DSNE/DEE module re-runs their fits (and the reports), not DCV's or t-SNE's
+    module = repo / "src" / "graphdr" / "methods" / "elastic.py"
+    text = module.read_text()
+    module.write_text(text + "\n# edited by test_workflow_dee\n")
+    try:
+        out = snakemake(repo, "-n", *TARGETS, env=env).stdout
+    finally:
+        module.write_text(text)
+    outputs = set(re.findall(r"^    output: (.+)$", out, re.MULTILINE))
+    assert f"{RESULTS}/dee/recognition/yale/DEE.csv" in outputs
+    assert f"{RESULTS}/dee/visualisation/yale/EE.npz" in outputs
+    assert f"{RESULTS}/dee/recognition/yale/DCV.csv" not in outputs
+    assert f"{RESULTS}/dee/visualisation/yale/tsne.npz" not in outputs
