@@ -81,3 +81,44 @@ def dee_outputs():
 
 
 PAPER_OUTPUTS["dee"] = dee_outputs
+
+
+def dee_recognition_caption():
+    """Report caption of Figure 11 and its table: the protocol, from the config."""
+    if not DEE_RECOGNITION:
+        return ""
+    splits = ", ".join(
+        f"{dee_label(d)} "
+        + (
+            f"{p['train_per_class']} per class"
+            if "train_per_class" in p
+            else f"{p['train_fraction']:.0%} per class"
+        )
+        + f" (PCA {p['pca']})"
+        for d, p in (
+            (d, DEE_RECOGNITION["protocol"][d]) for d in DEE_RECOGNITION["datasets"]
+        )
+    )
+    methods = ", ".join(
+        dee_method_label(DEE_RECOGNITION, m) for m in DEE_RECOGNITION["methods"]
+    )
+    return (
+        "Paper 003 (DEE), Figure 11: 1-NN test accuracy (%) against subspace dimension, "
+        f"mean and std over {len(DEE_RECOGNITION['seeds'])} seeded splits. Methods: "
+        f"{methods}. Training part: {splits}; the rest is the test part. "
+        f"{DEE_RECOGNITION.get('caption', '')} See paper_figures/dee/NOTES.md."
+    )
+
+
+def dee_visualisation_caption():
+    """Report caption of Figures 7-10 and their separation table."""
+    if not DEE_VISUALISATION:
+        return ""
+    methods = ", ".join(
+        dee_method_label(DEE_VISUALISATION, m) for m in DEE_VISUALISATION["methods"]
+    )
+    return (
+        "Paper 003 (DEE), Figures 7-10: 2-D embeddings of every sample by "
+        f"{methods}. {DEE_VISUALISATION.get('caption', '')} "
+        "See paper_figures/dee/NOTES.md."
+    )

@@ -139,8 +139,20 @@ rule dee_recognition_report:
         code=code("graphdr.pipeline.papers.dee_compare_report"),
     output:
         figure_pdf=figures("dee/dee_recognition.pdf"),
-        figure_png=figures("dee/dee_recognition.png"),
-        best_csv=figures("dee/dee_recognition_best.csv"),
+        figure_png=report(
+            figures("dee/dee_recognition.png"),
+            caption="../report/dee.rst",
+            category="dee",
+            subcategory="Figures",
+            labels={"figure": "dee_recognition", "format": "PNG"},
+        ),
+        best_csv=report(
+            figures("dee/dee_recognition_best.csv"),
+            caption="../report/dee.rst",
+            category="dee",
+            subcategory="Tables",
+            labels={"table": "dee_recognition_best", "format": "CSV"},
+        ),
         best_md=figures("dee/dee_recognition_best.md"),
         best_tex=figures("dee/dee_recognition_best.tex"),
         curves=figures("dee/dee_recognition_curves.csv"),
@@ -159,6 +171,7 @@ rule dee_recognition_report:
     params:
         runs=lambda w: [[d, m, f] for (d, m), f in dee_recognition_runs().items()],
         caption=DEE_RECOGNITION.get("caption", ""),
+        report_caption=dee_recognition_caption(),
     script:
         "../scripts/dee_recognition_report.py"
 
@@ -199,7 +212,13 @@ rule dee_visualisation_figure:
         code=code("graphdr.pipeline.papers.dee_compare_report"),
     output:
         pdf=figures("dee/dee_visualisation_{dataset}.pdf"),
-        png=figures("dee/dee_visualisation_{dataset}.png"),
+        png=report(
+            figures("dee/dee_visualisation_{dataset}.png"),
+            caption="../report/dee.rst",
+            category="dee",
+            subcategory="Figures",
+            labels={"figure": "dee_visualisation_{dataset}", "format": "PNG"},
+        ),
     log:
         logs("dee_visualisation_figure/{dataset}.log"),
     benchmark:
@@ -214,6 +233,7 @@ rule dee_visualisation_figure:
     params:
         runs=lambda w: [[m, f] for (_, m), f in dee_embedding_runs([w.dataset]).items()],
         dataset=lambda w: dee_label(w.dataset),
+        report_caption=dee_visualisation_caption(),
     script:
         "../scripts/dee_visualisation_figure.py"
 
@@ -224,7 +244,13 @@ rule dee_visualisation_table:
         runs=lambda w: list(dee_embedding_runs().values()),
         code=code("graphdr.pipeline.papers.dee_compare_report"),
     output:
-        csv=figures("dee/dee_visualisation_separation.csv"),
+        csv=report(
+            figures("dee/dee_visualisation_separation.csv"),
+            caption="../report/dee.rst",
+            category="dee",
+            subcategory="Tables",
+            labels={"table": "dee_visualisation_separation", "format": "CSV"},
+        ),
         md=figures("dee/dee_visualisation_separation.md"),
         tex=figures("dee/dee_visualisation_separation.tex"),
         claims=figures("dee/dee_visualisation_claims.md"),
@@ -242,5 +268,6 @@ rule dee_visualisation_table:
     params:
         runs=lambda w: [[d, m, f] for (d, m), f in dee_embedding_runs().items()],
         caption=DEE_VISUALISATION.get("caption", ""),
+        report_caption=dee_visualisation_caption(),
     script:
         "../scripts/dee_visualisation_table.py"
