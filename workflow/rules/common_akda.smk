@@ -1,10 +1,76 @@
 # Paper 002 (AKDA): helper functions of workflow/rules/paper_akda.smk (config section papers.akda).
 # Functions live here and rules there (snakemake --lint asks for the split).
 
+AKDA = config.get("papers", {}).get("akda", {})
+
+
+# module of each kernel DR estimator (as graphdr.pipeline.papers.akda.METHOD_MODULES)
+AKDA_METHOD_MODULES = {
+    m: "graphdr.methods.discriminant" for m in ("KDA", "GDA", "SRKDA", "AKDA")
+}
+AKDA_METHOD_MODULES |= {
+    m: "graphdr.methods.subclass" for m in ("KSDA", "GSDA", "AKSDA")
+}
+
+
+def akda_run_code(wildcards):
+    """Code inputs of one run: the protocol module and the module of its method, if any."""
+    extra = AKDA_METHOD_MODULES.get(wildcards.akda_method)
+    return code("graphdr.pipeline.papers.akda", *([extra] if extra else []))
+
+
+def akda_cells():
+    """(dataset, condition, method) of every run the config asks for, skipped cells excluded."""
+    skip = AKDA.get("skip", {})
+    return [
+        (d, c, m)
+        for d in AKDA.get("datasets", [])
+        for c in AKDA.get("conditions", {})
+        for m in AKDA.get("methods", [])
+        if m not in skip.get(d, {}).get(c, {})
+    ]
+
+
+def akda_skipped():
+    """[dataset, condition, method, reason] of every skipped cell of the configured datasets."""
+    skip = AKDA.get("skip", {})
+    return [
+        [d, c, m, skip[d][c][m]]
+        for d in AKDA.get("datasets", [])
+        for c in AKDA.get("conditions", {})
+        for m in AKDA.get("methods", [])
+        if m in skip.get(d, {}).get(c, {})
+    ]
+
+
+def akda_run_files(kind):
+    """Result (kind="result") or timing (kind="timing") files of every run."""
+    suffix = ".json" if kind == "result" else ".timing.json"
+    return [results(f"akda/runs/{d}/{c}/{m}{suffix}") for d, c, m in akda_cells()]
+
+
+def akda_table_files():
+    """Every MAP and speed-up table of the configured conditions (csv, md, tex)."""
+    return [
+        figures(f"akda/{stem}_{cond}.{ext}")
+        for stem in ("akda_map", "akda_speedup_timing")
+        for cond in AKDA.get("conditions", {})
+        for ext in ("csv", "md", "tex")
+    ]
+
 
 def akda_outputs():
     """Every table and figure of paper 002 the config asks for (part of the default target)."""
-    return []
+    if not AKDA.get("datasets"):
+        return []
+    outputs = akda_table_files() + [figures("akda/akda_claims_timing.md")]
+    if AKDA.get("toy"):
+        outputs += [
+            figures(f"akda/akda_toy_{name}.{ext}")
+            for name in ("scatter", "projection")
+            for ext in ("pdf", "png")
+        ]
+    return outputs
 
 
 PAPER_OUTPUTS["akda"] = akda_outputs

@@ -81,16 +81,18 @@ def make_gaussian_mixture(
     class_sep=0.16,
     shared_scale=0.5,
     noise=1.0,
+    overlap=0.0,
     random_state=0,
     dtype=np.float64,
 ):
     """Many-class Gaussian mixture in ``dim`` dimensions.
 
-    x = G_c P + s z W + noise * e, with class coefficients G_c ~ N(0, class_sep^2 I_k) on
+    x = (G_c + overlap * u) P + s z W + noise * e, with class coefficients G_c ~ N(0, class_sep^2 I_k) on
     ``k = n_informative`` random directions P (k x dim, entries N(0, 1/k)), a within-class factor
     shared by all classes (z ~ N(0, I_r), W r x dim with entries N(0, 1/r), r = ``n_shared``,
     s = ``shared_scale``) and isotropic noise e ~ N(0, I). Per coordinate: between-class variance
-    class_sep^2, within-class variance s^2 + noise^2; the shared factor concentrates
+    class_sep^2, within-class variance s^2 + noise^2 (plus ``overlap^2`` along the informative
+    directions, u ~ N(0, I_k): class overlap that more training samples cannot remove); the shared factor concentrates
     s^2 * dim / r of within-class variance on each of r directions, so Euclidean neighbours are
     poor and discriminant projections pay off, as with CNN features. The defaults were set so
     that a linear SVM on the raw features scores about 60% (10 training samples per class) and
@@ -113,7 +115,11 @@ def make_gaussian_mixture(
         block = crng.standard_normal((n_per_class, dim), dtype=f32)
         block *= f32(noise)
         block += Z @ W  # W already carries shared_scale
-        block += G[c] @ P
+        if overlap:
+            U = crng.standard_normal((n_per_class, n_informative), dtype=f32) * f32(overlap)
+            block += (G[c] + U) @ P
+        else:
+            block += G[c] @ P
         X[c * n_per_class : (c + 1) * n_per_class] = block
     return X, np.repeat(np.arange(n_classes, dtype=np.int64), n_per_class)
 
@@ -148,6 +154,7 @@ def load_gaussian_mixture(
     class_sep=0.16,
     shared_scale=0.5,
     noise=1.0,
+    overlap=0.0,
     random_state=0,
     dtype="float64",
 ):
@@ -161,6 +168,7 @@ def load_gaussian_mixture(
         class_sep=class_sep,
         shared_scale=shared_scale,
         noise=noise,
+        overlap=overlap,
         random_state=random_state,
         dtype=np.dtype(dtype),
     )

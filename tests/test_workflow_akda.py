@@ -1,0 +1,68 @@
+"""Paper 002 (AKDA): a real Snakemake run of the quick MAP / speed-up / toy targets.
+
+One run in a temporary copy of the repository (config/quick.yaml: a tiny DeCAF stand-in, six
+methods, both conditions), then checks of the outputs and of what Snakemake would do next
+(nothing; and only the runs of the subclass methods after an edit of their module).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from test_workflow import clean_env, copy_checkout, snakemake
+
+pytestmark = pytest.mark.workflow
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICK = yaml.safe_load((ROOT / "config" / "quick.yaml").read_text())
+FIGURES = QUICK["output"]["figures"]
+RESULTS = QUICK["output"]["results"]
+TARGETS = [
+    f"{FIGURES}/akda/akda_map_100Ex.csv",
+    f"{FIGURES}/akda/akda_toy_projection.png",
+]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    base = tmp_path_factory.mktemp("graphdr_akda")
+    repo = copy_checkout(base / "repo")
+    env = clean_env(GRAPHDR_DATA_HOME=base / "home")  # generated data: no mirror needed
+    out = snakemake(repo, *TARGETS, env=env).stdout
+    return {"repo": repo, "env": env, "log": out}
+
+
+def test_quick_targets_and_their_outputs(run):
+    repo = run["repo"]
+    methods = QUICK["papers"]["akda"]["methods"]
+    for cond in ("10Ex", "100Ex"):
+        table = pd.read_csv(repo / FIGURES / "akda" / f"akda_map_{cond}.csv", dtype=str)
+        assert list(table.columns) == ["dataset", *methods]
+        assert table["dataset"].tolist()[-3:] == [
+            "our average",
+            "paper average",
+            "Δ (ours - paper)",
+        ]
+        speed = pd.read_csv(repo / FIGURES / "akda" / f"akda_speedup_timing_{cond}.csv", dtype=str)
+        assert speed.loc[0, "KDA"].startswith("1.00 / 1.00")
+    for name in ("akda_toy_scatter.pdf", "akda_toy_projection.png", "akda_claims_timing.md"):
+        assert (repo / FIGURES / "akda" / name).stat().st_size > 0
+
+
+def test_nothing_to_redo_and_an_edit_reruns_only_its_jobs(run):
+    repo, env = run["repo"], run["env"]
+    out = snakemake(repo, "-n", *TARGETS, env=env).stdout
+    assert "Nothing to be done" in out
+    module = repo / "src" / "graphdr" / "methods" / "subclass.py"
+    text = module.read_text()
+    module.write_text(text + "\n# edited by test_workflow_akda\n")
+    try:
+        out = snakemake(repo, "-n", *TARGETS, env=env).stdout
+    finally:
+        module.write_text(text)
+    runs = f"{RESULTS}/akda/runs/akda_quick"
+    assert f"{runs}/100Ex/AKSDA.json" in out
+    assert f"{runs}/100Ex/PCA.json" not in out

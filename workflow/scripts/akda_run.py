@@ -1,0 +1,35 @@
+"""Rule akda_run: cross-validate, train and test one method on one dataset and condition.
+
+Run by Snakemake, or by hand for debugging (`python workflow/scripts/akda_run.py`): the example
+job below is then rebuilt from the workflow (edit its wildcards to debug another job).
+"""
+
+import sys
+
+if "snakemake" in globals():  # Snakemake runs a copy of this file from .snakemake/scripts
+    sys.path.insert(0, snakemake.scriptdir)
+import _bootstrap  # noqa: E402
+
+_bootstrap.start(globals())  # thread counts before numpy loads; this checkout's src/ first
+
+from graphdr.pipeline import runtime  # noqa: E402
+from graphdr.pipeline.papers import akda  # noqa: E402
+
+if "snakemake" not in globals():
+    snakemake = runtime.mock_snakemake(
+        "akda_run", dataset="akda_decaf50", condition="10Ex", akda_method="AKDA"
+    )
+
+with runtime.job(snakemake):
+    akda.akda_run(
+        snakemake.input.prepared,
+        dataset=snakemake.wildcards.dataset,
+        condition=snakemake.wildcards.condition,
+        n_per_class=snakemake.params.n_per_class,
+        method=snakemake.wildcards.akda_method,
+        cv=snakemake.params.cv,
+        reg=snakemake.params.reg,
+        seed=snakemake.params.seed,
+        result_path=snakemake.output.result,
+        timing_path=snakemake.output.timing,
+    )

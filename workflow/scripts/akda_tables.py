@@ -1,0 +1,38 @@
+"""Rule akda_tables: MAP and speed-up tables against the paper's averages, claims.
+
+Run by Snakemake, or by hand for debugging (`python workflow/scripts/akda_tables.py`): the
+example job below is then rebuilt from the workflow.
+"""
+
+import sys
+
+if "snakemake" in globals():  # Snakemake runs a copy of this file from .snakemake/scripts
+    sys.path.insert(0, snakemake.scriptdir)
+import _bootstrap  # noqa: E402
+
+_bootstrap.start(globals())  # thread counts before numpy loads; this checkout's src/ first
+
+from graphdr.pipeline import runtime  # noqa: E402
+from graphdr.pipeline.papers import akda  # noqa: E402
+
+if "snakemake" not in globals():
+    snakemake = runtime.mock_snakemake("akda_tables")
+
+with runtime.job(snakemake):
+    cells = [tuple(c) for c in snakemake.params.cells]
+    akda.akda_tables(
+        dict(
+            zip(
+                cells,
+                zip(snakemake.input.results, snakemake.input.timings, strict=True),
+                strict=True,
+            )
+        ),
+        {(d, c, m): reason for d, c, m, reason in snakemake.params.skipped},
+        reference=snakemake.input.reference,
+        labels=snakemake.params.labels,
+        map_stem=snakemake.params.map_stem,
+        timing_stem=snakemake.params.timing_stem,
+        runs_output=snakemake.output.runs,
+        claims_output=snakemake.output.claims,
+    )
