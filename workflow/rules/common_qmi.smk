@@ -1,10 +1,70 @@
 # Paper 001 (QMI): helper functions of workflow/rules/paper_qmi.smk (config section papers.qmi).
-# Functions live here and rules there (snakemake --lint asks for the split).
+# Functions live here and the stages there (snakemake --lint asks for the split).
+
+QMI = config.get("papers", {}).get("qmi", {})
+QMI_STUDIES = QMI.get("studies", {})
+QMI_VISUALS = QMI.get("visualisations", {}).get("datasets", [])
+QMI_ALL_CLASSIFIERS = ["ncc", "knn", "linear_svm", "rbf_svm"]
+# keys of a study that name its outputs, not what a sweep computes (editing them re-runs no fit)
+QMI_LAYOUT_KEYS = ("datasets", "tables", "curves", "sizes_reference")
+
+
+def qmi_protocol(study):
+    """What one sweep computes from: the shared protocol, then the study's own keys."""
+    own = {k: v for k, v in QMI_STUDIES[study].items() if k not in QMI_LAYOUT_KEYS}
+    return {**QMI.get("protocol", {}), **own}
+
+
+def qmi_visual_protocol(dataset):
+    own = QMI.get("visualisations", {}).get("protocol", {}).get(dataset, {})
+    return {**QMI.get("protocol", {}), **own}
+
+
+def qmi_tables(study):
+    """Classifiers of a study that have a table (those it runs, in its `tables` order)."""
+    protocol = qmi_protocol(study)
+    run = protocol.get("classifiers", QMI_ALL_CLASSIFIERS)
+    return [c for c in QMI_STUDIES[study]["tables"] if c in run]
+
+
+def qmi_label(dataset):
+    return config["datasets"][dataset].get("label", dataset)
+
+
+def qmi_runs(study):
+    """[dataset label, errors, record, timing] per dataset of a study, in table order."""
+    runs = []
+    for dataset in QMI_STUDIES[study]["datasets"]:
+        files = [
+            path.format(qmi_study=study, dataset=dataset)
+            for path in rules.qmi_sweep.output
+        ]
+        runs.append([qmi_label(dataset), *files])
+    return runs
+
+
+def qmi_run_files(wildcards):
+    return [f for run in qmi_runs(wildcards.qmi_study) for f in run[1:]]
+
+
+def qmi_classifiers():
+    return {c for study in QMI_STUDIES for c in qmi_tables(study)}
 
 
 def qmi_outputs():
     """Every table and figure of paper 001 the config asks for (part of the default target)."""
-    return []
+    outputs = []
+    for study, spec in QMI_STUDIES.items():
+        for classifier in qmi_tables(study):
+            outputs += expand(
+                rules.qmi_table.output, qmi_study=study, qmi_classifier=classifier
+            )
+        outputs += expand(rules.qmi_summary.output, qmi_study=study)
+        if spec.get("curves"):
+            outputs += expand(rules.qmi_curves.output, qmi_study=study)
+    for dataset in QMI_VISUALS:
+        outputs += expand(rules.qmi_visualise.output, dataset=dataset)
+    return outputs
 
 
 PAPER_OUTPUTS["qmi"] = qmi_outputs

@@ -1,3 +1,155 @@
 # Paper 001 (QMI): paper-specific stages (config section papers.qmi, code in
 # graphdr.pipeline.papers.qmi, helper functions in common_qmi.smk). Outputs go under
-# <output.figures>/qmi/.
+# <output.figures>/qmi/. prepared data -> one sweep per (study, dataset) -> tables, summary
+# (Table I / VI, timing, claims) and curves per study; 2-D projections per dataset.
+
+
+rule qmi_sweep:
+    """Every fold, DR method, classifier and dimension of one dataset (one EVD per fold)."""
+    input:
+        prepared=rules.prepare_dataset.output.prepared,
+        code=code("graphdr.pipeline.papers.qmi_sweep"),
+    output:
+        errors=results("qmi/{qmi_study}/{dataset}.csv"),
+        record=results("qmi/{qmi_study}/{dataset}.json"),
+        timing=results("qmi/{qmi_study}/{dataset}.timing.json"),
+    log:
+        logs("qmi_sweep/{qmi_study}/{dataset}.log"),
+    benchmark:
+        results("benchmarks/qmi_sweep/{qmi_study}/{dataset}.tsv")
+    wildcard_constraints:
+        qmi_study=_alternatives(QMI_STUDIES),
+    conda:
+        "../../envs/compute.yaml"
+    threads: resource("qmi_sweep", "threads")
+    resources:
+        mem_mb=resource("qmi_sweep", "mem_mb"),
+        runtime=resource("qmi_sweep", "runtime"),
+    params:
+        protocol=lambda w: qmi_protocol(w.qmi_study),
+    script:
+        "../scripts/qmi_sweep.py"
+
+
+rule qmi_table:
+    """One classifier's table (Tables II-V, VII-VIII): minimum error over dimensions."""
+    input:
+        runs=qmi_run_files,
+        code=code("graphdr.pipeline.papers.qmi"),
+    output:
+        csv=figures("qmi/{qmi_study}_{qmi_classifier}.csv"),
+        md=figures("qmi/{qmi_study}_{qmi_classifier}.md"),
+        tex=figures("qmi/{qmi_study}_{qmi_classifier}.tex"),
+    log:
+        logs("qmi_table/{qmi_study}_{qmi_classifier}.log"),
+    benchmark:
+        results("benchmarks/qmi_table/{qmi_study}_{qmi_classifier}.tsv")
+    wildcard_constraints:
+        qmi_study=_alternatives(QMI_STUDIES),
+        qmi_classifier=_alternatives(qmi_classifiers()),
+    localrule: True
+    conda:
+        "../../envs/plot.yaml"
+    threads: resource("qmi_table", "threads")
+    resources:
+        mem_mb=resource("qmi_table", "mem_mb"),
+        runtime=resource("qmi_table", "runtime"),
+    params:
+        runs=lambda w: qmi_runs(w.qmi_study),
+        protocol=lambda w: qmi_protocol(w.qmi_study),
+        name=lambda w: QMI_STUDIES[w.qmi_study]["tables"][w.qmi_classifier],
+    script:
+        "../scripts/qmi_table.py"
+
+
+rule qmi_summary:
+    """Table I / VI (sizes, decompositions), the sweep's timing and the claims' verdicts."""
+    input:
+        runs=qmi_run_files,
+        claims=QMI.get("claims", "config/references/qmi_claims.csv"),
+        sizes=lambda w: QMI_STUDIES[w.qmi_study].get("sizes_reference", []),
+        code=code("graphdr.pipeline.papers.qmi"),
+    output:
+        datasets_csv=figures("qmi/{qmi_study}_datasets.csv"),
+        datasets_md=figures("qmi/{qmi_study}_datasets.md"),
+        datasets_tex=figures("qmi/{qmi_study}_datasets.tex"),
+        timing_csv=figures("qmi/{qmi_study}_sweep_timing.csv"),
+        timing_md=figures("qmi/{qmi_study}_sweep_timing.md"),
+        timing_tex=figures("qmi/{qmi_study}_sweep_timing.tex"),
+        claims=figures("qmi/{qmi_study}_claims.md"),
+        long=results("qmi/tables/{qmi_study}_min_errors.csv"),
+    log:
+        logs("qmi_summary/{qmi_study}.log"),
+    benchmark:
+        results("benchmarks/qmi_summary/{qmi_study}.tsv")
+    wildcard_constraints:
+        qmi_study=_alternatives(QMI_STUDIES),
+    localrule: True
+    conda:
+        "../../envs/plot.yaml"
+    threads: resource("qmi_summary", "threads")
+    resources:
+        mem_mb=resource("qmi_summary", "mem_mb"),
+        runtime=resource("qmi_summary", "runtime"),
+    params:
+        runs=lambda w: qmi_runs(w.qmi_study),
+    script:
+        "../scripts/qmi_summary.py"
+
+
+rule qmi_curves:
+    """Error against dimension, one panel per dataset (Figures 5-6)."""
+    input:
+        runs=qmi_run_files,
+        code=code("graphdr.pipeline.papers.qmi"),
+    output:
+        pdf=figures("qmi/{qmi_study}_curves.pdf"),
+        png=figures("qmi/{qmi_study}_curves.png"),
+    log:
+        logs("qmi_curves/{qmi_study}.log"),
+    benchmark:
+        results("benchmarks/qmi_curves/{qmi_study}.tsv")
+    wildcard_constraints:
+        qmi_study=_alternatives(QMI_STUDIES),
+    localrule: True
+    conda:
+        "../../envs/plot.yaml"
+    threads: resource("qmi_curves", "threads")
+    resources:
+        mem_mb=resource("qmi_curves", "mem_mb"),
+        runtime=resource("qmi_curves", "runtime"),
+    params:
+        runs=lambda w: qmi_runs(w.qmi_study),
+        protocol=lambda w: qmi_protocol(w.qmi_study),
+        classifier=lambda w: QMI_STUDIES[w.qmi_study]["curves"],
+    script:
+        "../scripts/qmi_curves.py"
+
+
+rule qmi_visualise:
+    """Every sample in 2-D by the kernel and by the linear methods (Figures 1-4)."""
+    input:
+        prepared=rules.prepare_dataset.output.prepared,
+        code=code("graphdr.pipeline.papers.qmi"),
+    output:
+        kernel_pdf=figures("qmi/{dataset}_kernel.pdf"),
+        kernel_png=figures("qmi/{dataset}_kernel.png"),
+        linear_pdf=figures("qmi/{dataset}_linear.pdf"),
+        linear_png=figures("qmi/{dataset}_linear.png"),
+    log:
+        logs("qmi_visualise/{dataset}.log"),
+    benchmark:
+        results("benchmarks/qmi_visualise/{dataset}.tsv")
+    wildcard_constraints:
+        dataset=_alternatives(QMI_VISUALS),
+    conda:
+        "../../envs/compute.yaml"
+    threads: resource("qmi_visualise", "threads")
+    resources:
+        mem_mb=resource("qmi_visualise", "mem_mb"),
+        runtime=resource("qmi_visualise", "runtime"),
+    params:
+        protocol=lambda w: qmi_visual_protocol(w.dataset),
+        title=lambda w: qmi_label(w.dataset),
+    script:
+        "../scripts/qmi_visualise.py"

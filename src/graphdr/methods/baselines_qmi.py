@@ -257,12 +257,18 @@ class CKFD(_CentredKernelEmbedding):
             reason="CKFD has at most C-1 regular and C-1 irregular discriminant features",
         )
         lam, U = centered_kernel_eigh(self._centred_train_kernel(X), self.tol)
+        self._fit_eigh(lam, U, y_enc, counts, n_components)
+        return self
+
+    def _fit_eigh(self, lam, U, y_enc, counts, n_components) -> None:
+        """Everything after the kernel EVD (kept eigenpairs ``lam``, ``U``): the directions,
+        the column order and the fusion scaling. Paper 001's sweep calls it with the EVD it
+        shares between the kernel methods of one training fold."""
         parts = ckfd_directions(U, lam, y_enc, counts)
         order = self._column_order(parts, n_components)
         self._store(parts, order, U, lam)
         self.null_space_dim_ = parts["null_dim"]
         self.n_kernel_components_ = lam.size
-        return self
 
     def _column_order(self, parts, n_components) -> list[tuple[str, int]]:
         n_reg, n_irr = parts[REGULAR].shape[1], parts[IRREGULAR].shape[1]

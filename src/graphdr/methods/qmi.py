@@ -62,6 +62,7 @@ __all__ = [
     "centered_kernel_eigh",
     "leading_singular_vectors",
     "kqmi_solve",
+    "kqmi_directions",
 ]
 
 KERNELS = ("rbf", "linear", "poly", "precomputed")
@@ -257,6 +258,18 @@ def kqmi_solve(
     ``A^T K M K A = diag(h)``; the training embedding is ``K A = P B``.
     """
     lam, P = centered_kernel_eigh(Kc, tol)
+    h, A, B = kqmi_directions(lam, P, y_enc, n_classes, n_components)
+    return h, A, P, B, lam.size
+
+
+def kqmi_directions(
+    lam: np.ndarray, P: np.ndarray, y_enc: np.ndarray, n_classes: int, n_components: int | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Algorithm 1 after the kernel EVD: ``(h, A, B)`` from the kept eigenpairs ``(lam, P)``.
+
+    Split from :func:`kqmi_solve` so that one eigendecomposition of a training fold can serve
+    KQMI and the other kernel methods (paper 001's benchmark sweep).
+    """
     if n_components is None:  # every direction there is
         n_components = min(n_classes - 1, lam.size)
     elif n_components > lam.size:
@@ -267,7 +280,7 @@ def kqmi_solve(
     Q = P.T @ qmi_factor(y_enc, n_classes)
     s, B = leading_singular_vectors(Q, n_components)
     A = P @ (B / lam[:, None])
-    return s**2, A, P, B, lam.size
+    return s**2, A, B
 
 
 def _sign_rule(A: np.ndarray) -> np.ndarray:

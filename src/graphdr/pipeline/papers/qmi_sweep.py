@@ -1,0 +1,544 @@
+"""Paper 001 (QMI): the cross-validated sweep behind Tables II-V and VII-VIII.
+
+One training fold is handled by :func:`fold_errors`: the features are scaled on the training part,
+the RBF kernel of the training part is built, centred and eigendecomposed **once**
+(:class:`SharedKernelFold`), and every kernel method (KQMI, GDA, CKFD, KPCA, supervised KLPP)
+reads its directions from that one decomposition; KLPP adds its own r x r generalised
+eigenproblem (its graph is not a function of the kernel's eigenvectors), the only second
+decomposition. Linear methods (LQMI, LDA, PCA, supervised LPP) are fitted as they are (D x D
+problems). Every classifier then scores every requested dimension of each embedding, which is
+fitted once at its largest dimension (smaller dimensions are leading columns).
+
+The equality of the shared path with each estimator fitted alone is tested
+(``tests/test_papers_qmi.py``).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import scipy.linalg
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC
+
+from graphdr.datasets import load_npz
+from graphdr.graphs import LPPGraph, kernel_sq_distances
+from graphdr.kernels import center_kernel_test, center_kernel_train, pairwise_kernel
+from graphdr.methods.baselines_qmi import CKFD, fusion_distances
+from graphdr.methods.discriminant import class_mean_kernels
+from graphdr.methods.graph_embedding import (
+    DEFAULT_KERNEL_REG,
+    LDA_GE,
+    LPP_GE,
+    PCA_GE,
+    solve_graph_embedding,
+)
+from graphdr.methods.qmi import LQMI, _sign_rule, kqmi_directions, leading_singular_vectors
+from graphdr.pipeline import io
+from graphdr.solvers import flip_signs
+
+__all__ = [
+    "DEFAULTS",
+    "KERNEL_METHODS",
+    "LINEAR_METHODS",
+    "Embedding",
+    "SharedKernelFold",
+    "dimension_grid",
+    "fold_errors",
+    "knn_errors",
+    "ncc_errors",
+    "protocol",
+    "run_sweep",
+    "scale_columns",
+    "scale_features",
+    "sweep_dataset",
+]
+
+KERNEL_METHODS = ("KQMI", "GDA", "CKFD", "KLPP", "KPCA")
+LINEAR_METHODS = ("LQMI", "LDA", "PCA", "LPP")
+CLASSIFIERS = ("ncc", "knn", "linear_svm", "rbf_svm")
+#: the protocol of Section IV-A (paper 001); config values override these
+DEFAULTS = {
+    "methods": [*KERNEL_METHODS, *LINEAR_METHODS],
+    "scale": {"KQMI": "unit_variance", "CKFD": "native"},
+    "gamma": 0.5,
+    "kernel_tol": 1e-6,
+    "ckfd_theta": 1.0,
+    "ckfd_fusion": True,
+    "lpp_neighbors": 5,
+    "max_dim": 50,
+    "preprocessing": "minmax",
+    "linear_pca_variance": None,
+    "dims_up_to_classes": False,
+    "classifiers": list(CLASSIFIERS),
+    "dims": {"dense": 20, "step": 1.5},
+    "svm_dims": {"dense": 5, "step": 1.5},
+    "k": 3,
+    "svm_C": 100.0,
+    "svm_gamma": 0.5,
+    "folds": 10,
+    "seed": 0,
+}
+
+
+def protocol(overrides: Mapping | None = None) -> dict:
+    """The full protocol of a study or a figure: :data:`DEFAULTS` updated by ``overrides`` (the
+    config's ``protocol`` then the study's own keys; ``scale`` merges method by method)."""
+    overrides = dict(overrides or {})
+    cfg = {**DEFAULTS, **overrides}
+    cfg["scale"] = {**DEFAULTS["scale"], **overrides.get("scale", {})}
+    unknown = sorted(set(cfg) - set(DEFAULTS))
+    if unknown:
+        raise ValueError(f"unknown protocol keys {unknown}: expected some of {sorted(DEFAULTS)}.")
+    return cfg
+
+
+@dataclass
+class Embedding:
+    """Training and test coordinates of one method (columns = directions, best first).
+
+    ``norms`` are the norms of the directions in input space (linear) or feature space (kernel),
+    used by the ``unit_norm`` scaling; ``kinds`` names CKFD's regular/irregular columns.
+    """
+
+    train: np.ndarray
+    test: np.ndarray
+    norms: np.ndarray
+    kinds: np.ndarray | None = None
+
+
+# --------------------------------------------------------------------------------------------
+# Pre-processing and scaling
+# --------------------------------------------------------------------------------------------
+
+
+def scale_features(X_train, X_test, kind: str):
+    """``minmax``: each feature to [-1, 1] with the training fold's range (constant features
+    become 0); ``unit_length``: each sample to unit Euclidean norm (the face protocol)."""
+    if kind == "minmax":
+        lo, hi = X_train.min(axis=0), X_train.max(axis=0)
+        varies = hi > lo
+        span = np.where(varies, hi - lo, 1.0)
+        return [np.where(varies, 2.0 * (X - lo) / span - 1.0, 0.0) for X in (X_train, X_test)]
+    if kind == "unit_length":
+        out = []
+        for X in (X_train, X_test):
+            norms = np.linalg.norm(X, axis=1, keepdims=True)
+            out.append(X / np.where(norms > 0, norms, 1.0))
+        return out
+    raise ValueError(f"preprocessing must be 'minmax' or 'unit_length', got {kind!r}.")
+
+
+def pca_variance_basis(X_train, variance: float):
+    """(mean, basis) of the leading principal axes that hold ``variance`` of the training
+    variance (the face protocol's PCA step before the linear methods)."""
+    mean = X_train.mean(axis=0)
+    _, s, Vt = scipy.linalg.svd(X_train - mean, full_matrices=False, check_finite=False)
+    share = np.cumsum(s**2) / np.sum(s**2)
+    keep = int(np.searchsorted(share, variance) + 1)
+    return mean, Vt[: min(keep, Vt.shape[0])].T
+
+
+def scale_columns(emb: Embedding, rule: str) -> Embedding:
+    """``native`` (as the method returns it), ``unit_norm`` (directions of unit norm in input or
+    feature space) or ``unit_variance`` (unit variance of each column on the training fold:
+    KQMI's unit-covariance constraint, paper eq. 22)."""
+    if rule == "native":
+        return emb
+    if rule == "unit_norm":
+        factor = np.where(emb.norms > 0, emb.norms, 1.0)
+    elif rule == "unit_variance":
+        sd = emb.train.std(axis=0)
+        factor = np.where(sd > 0, sd, 1.0)
+    else:
+        raise ValueError(f"scale must be 'native', 'unit_norm' or 'unit_variance', got {rule!r}.")
+    return Embedding(emb.train / factor, emb.test / factor, emb.norms / factor, emb.kinds)
+
+
+# --------------------------------------------------------------------------------------------
+# Kernel methods from one shared decomposition
+# --------------------------------------------------------------------------------------------
+
+
+class SharedKernelFold:
+    """The RBF kernel of one training fold, centred and eigendecomposed once.
+
+    ``lam`` (ascending) and ``P`` hold every eigenpair of the centred training kernel ``Kc``
+    (LAPACK ``syevd``); ``Kt`` is the centred test kernel. Each method keeps the eigenpairs
+    above ``tol * max`` (the threshold of every kernel estimator of the library).
+    ``n_decompositions`` counts the O(N^3) decompositions done for this fold.
+    """
+
+    def __init__(self, X_train, y_train, X_test, *, gamma: float, tol: float, distances=True):
+        self.tol = float(tol)
+        self.classes_, y_enc = np.unique(y_train, return_inverse=True)
+        self.y_enc = y_enc.ravel().astype(np.intp)
+        self.counts = np.bincount(self.y_enc)
+        K = pairwise_kernel(X_train, kernel="rbf", gamma=gamma)
+        Kc, stats = center_kernel_train(K, copy=False)
+        self.sq_dist = kernel_sq_distances(Kc) if distances else None
+        Kt = pairwise_kernel(X_test, X_train, kernel="rbf", gamma=gamma)
+        self.Kt = center_kernel_test(Kt, stats, copy=False)
+        self.lam, self.P = scipy.linalg.eigh(
+            Kc.T, overwrite_a=True, check_finite=False, driver="evd"
+        )
+        self.n_decompositions = 1
+        top = self.lam[-1]
+        self.first = int(np.searchsorted(self.lam, self.tol * top, side="right"))
+
+    @property
+    def kept(self) -> tuple[np.ndarray, np.ndarray]:
+        """Kept eigenpairs, ascending (the layout of ``centered_kernel_eigh``)."""
+        return self.lam[self.first :], self.P[:, self.first :]
+
+    def _embedding(self, alpha: np.ndarray, kinds=None) -> Embedding:
+        """Training features ``Kc alpha`` (from the full EVD), test ``Kt alpha``, and the
+        feature-space norms ``sqrt(alpha^T Kc alpha)``."""
+        T = self.P.T @ alpha
+        train = self.P @ (self.lam[:, None] * T)
+        norms = np.sqrt(np.maximum(np.einsum("ij,ij->j", T * self.lam[:, None], T), 0.0))
+        return Embedding(train, self.Kt @ alpha, norms, kinds)
+
+    def kqmi(self, n_components=None) -> Embedding:
+        """KQMI (Algorithm 1) with ``A^T K K A = I``: :func:`kqmi_directions`, sign rule."""
+        lam, P = self.kept
+        _, A, _ = kqmi_directions(lam, P, self.y_enc, self.counts.size, n_components)
+        return self._embedding(A * _sign_rule(A))
+
+    def gda(self, n_components=None, reg: float = 1e-8) -> Embedding:
+        """GDA (Baudat & Anouar, as ``discriminant.gda_coefficients``) on the kept eigenpairs:
+        leading eigenvectors of ``P^T W P = G G^T`` from the thin SVD of G (r x C, no r x r
+        eigenproblem), ``alpha = P (L + reg)^{-1} beta`` normalised to unit feature-space norm.
+        ``reg`` defaults to ~0: Baudat & Anouar regularise only by the eigenvalue threshold, like
+        KQMI (the library's ``GDA`` adds a 1e-3 ridge by default)."""
+        gam, P = self.kept
+        k = self.counts.size - 1 if n_components is None else n_components
+        G = class_mean_kernels(P.T, self.y_enc, self.counts) * np.sqrt(self.counts)
+        # leading_singular_vectors fixes the basis of degenerate groups (a near-full-rank kernel
+        # collapses every class, making all C-1 eigenvalues 1), as KQMI does
+        beta = leading_singular_vectors(G, k)[1]
+        alpha = P @ (beta / (gam + reg)[:, None])
+        norms = np.sqrt(np.einsum("ij,ij->j", beta * (gam / (gam + reg) ** 2)[:, None], beta))
+        return self._embedding(flip_signs(alpha / norms))
+
+    def ckfd(self, theta: float = 1.0) -> tuple[Embedding, CKFD]:
+        """CKFD (fused, interleaved, fusion-scaled: ``CKFD._fit_eigh``) on the kept eigenpairs."""
+        lam, U = self.kept
+        est = CKFD(theta=theta, tol=self.tol)
+        est._fit_eigh(lam, U, self.y_enc, self.counts, 2 * (self.counts.size - 1))
+        return self._embedding(est.dual_coef_, est.feature_kinds_), est
+
+    def kpca(self, n_components: int) -> Embedding:
+        """KPCA: ``alpha = U / sqrt(S)`` of the leading kept eigenpairs (``KPCA_GE``)."""
+        lam, P = self.kept
+        k = min(n_components, lam.size)
+        lam, U = lam[::-1][:k], P[:, ::-1][:, :k]
+        return self._embedding(flip_signs(U / np.sqrt(lam)))
+
+    def klpp(self, n_components: int, n_neighbors: int = 5, heat_t=None) -> Embedding:
+        """Supervised KLPP (``KLPP_GE``): GE on the exact feature map ``U S^{1/2}`` of the kept
+        part with the within-class k-NN heat-kernel graph on feature-space distances. Its
+        r x r generalised eigenproblem is this fold's second decomposition."""
+        lam, P = self.kept
+        U, root = P[:, ::-1], np.sqrt(lam[::-1])
+        Z = U * root
+        graph = LPPGraph(n_neighbors, heat_t, True)(
+            self.y_enc, sq_distances=self.sq_dist, n_samples=Z.shape[0]
+        )
+        S_int, S_pen = graph.intrinsic.quadratic(Z), graph.penalty.quadratic(Z)
+        k = min(n_components, Z.shape[1])
+        _, W = solve_graph_embedding(
+            S_int, S_pen, k, largest=False, reg=DEFAULT_KERNEL_REG, tol=self.tol
+        )
+        self.n_decompositions += 1
+        return self._embedding(flip_signs(U @ (W / root[:, None])))
+
+
+def linear_embedding(name: str, X_train, y_train, X_test, *, max_dim: int, n_neighbors=5):
+    """LQMI, LDA, PCA or supervised LPP fitted on the training fold (``graphdr.methods``)."""
+    if name == "LQMI":
+        est = LQMI()
+    elif name == "LDA":
+        est = LDA_GE()
+    elif name == "PCA":
+        est = PCA_GE()
+    elif name == "LPP":
+        est = LPP_GE(n_neighbors=n_neighbors, supervised=True)
+    else:
+        raise ValueError(f"unknown linear method {name!r}: expected one of {LINEAR_METHODS}.")
+    est.fit(X_train, y_train)  # every direction (the rank of the data decides), then the cap
+    W = est.components_ if name in ("LQMI", "LDA") else est.components_[:max_dim]
+    return Embedding(
+        (X_train - est.mean_) @ W.T, (X_test - est.mean_) @ W.T, np.linalg.norm(W, axis=1)
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Classifiers over the leading columns
+# --------------------------------------------------------------------------------------------
+
+
+def dimension_grid(max_dim: int, dense: int, step: float = 1.5) -> list[int]:
+    """Every dimension up to ``dense``, then a geometric grid (ratio ``step``) to ``max_dim``."""
+    dims = list(range(1, min(dense, max_dim) + 1))
+    d = float(dims[-1]) if dims else 1.0
+    while dims and dims[-1] < max_dim:
+        d = max(d * step, dims[-1] + 1)
+        dims.append(min(int(round(d)), max_dim))
+    return dims
+
+
+def ncc_errors(Z_train, y_train, Z_test, y_test, dims) -> np.ndarray:
+    """Nearest class centroid error for the leading ``d`` columns, each d in ``dims`` (ties:
+    the first class, as scikit-learn's ``NearestCentroid``)."""
+    classes, codes = np.unique(y_train, return_inverse=True)
+    means = np.stack([Z_train[codes == c].mean(axis=0) for c in range(classes.size)])
+    d2 = np.cumsum((Z_test[:, None, :] - means[None, :, :]) ** 2, axis=2)
+    return np.array([np.mean(classes[np.argmin(d2[:, :, d - 1], axis=1)] != y_test) for d in dims])
+
+
+def knn_errors(Z_train, y_train, Z_test, y_test, dims, k: int = 3) -> np.ndarray:
+    """k-NN error (uniform vote, ties to the smallest class label as scikit-learn's) for the
+    leading ``d`` columns; squared distances are accumulated column by column."""
+    classes, codes = np.unique(y_train, return_inverse=True)
+    wanted = set(dims)
+    d2 = np.zeros((Z_test.shape[0], Z_train.shape[0]))
+    out = {}
+    for j in range(max(dims)):
+        d2 += (Z_test[:, j, None] - Z_train[None, :, j]) ** 2
+        if j + 1 in wanted:
+            out[j + 1] = np.mean(classes[_vote(d2, codes, k, classes.size)] != y_test)
+    return np.array([out[d] for d in dims])
+
+
+def _vote(d2, codes, k, n_classes) -> np.ndarray:
+    near = np.argpartition(d2, k - 1, axis=1)[:, :k] if d2.shape[1] > k else np.argsort(d2)[:, :k]
+    votes = np.zeros((d2.shape[0], n_classes), dtype=np.intp)
+    np.add.at(votes, (np.arange(d2.shape[0])[:, None], codes[near]), 1)
+    return np.argmax(votes, axis=1)
+
+
+def fusion_errors(emb: Embedding, y_train, y_test, dims, rule: str, theta: float, k: int = 3):
+    """CKFD's own rule: nearest centroid / k-NN with the fusion distance (Yang et al.)."""
+    classes, codes = np.unique(y_train, return_inverse=True)
+    errors = []
+    for d in dims:
+        kinds = emb.kinds[:d]
+        if rule == "ncc":
+            refs = np.stack([emb.train[codes == c, :d].mean(axis=0) for c in range(classes.size)])
+            g = fusion_distances(emb.test[:, :d], refs, kinds, theta)
+            pred = np.argmin(g, axis=1)
+        else:
+            g = fusion_distances(emb.test[:, :d], emb.train[:, :d], kinds, theta)
+            pred = _vote(g, codes, k, classes.size)
+        errors.append(np.mean(classes[pred] != y_test))
+    return np.array(errors)
+
+
+#: libsvm iterations per binary problem. libsvm stops at its tolerance otherwise, but with
+#: C = 100 a few (dimension, fold) problems never get there (vowel, KLPP features, linear
+#: kernel: minutes without converging); capped fits are counted in the sweep's record.
+SVM_MAX_ITER = 200_000
+
+
+def svm_errors(Z_train, y_train, Z_test, y_test, dims, kernel: str, C: float, gamma: float):
+    """libsvm (scikit-learn ``SVC``) error for each leading dimension in ``dims``, and the
+    number of those fits that stopped at :data:`SVM_MAX_ITER`."""
+    errors, capped = [], 0
+    for d in dims:
+        svm = SVC(
+            kernel=kernel,
+            C=C,
+            gamma=gamma if kernel == "rbf" else "scale",
+            cache_size=500,
+            max_iter=SVM_MAX_ITER,
+        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)
+            svm.fit(Z_train[:, :d], y_train)
+        capped += any(issubclass(w.category, ConvergenceWarning) for w in caught)
+        errors.append(np.mean(svm.predict(Z_test[:, :d]) != y_test))
+    return np.array(errors), capped
+
+
+# --------------------------------------------------------------------------------------------
+# One fold, one dataset
+# --------------------------------------------------------------------------------------------
+
+
+def _max_dim(method: str, n_classes: int, rank: int, cfg: Mapping) -> int:
+    if method in ("KQMI", "GDA", "LQMI", "LDA"):
+        return n_classes - 1
+    if method == "CKFD":
+        return 2 * (n_classes - 1)
+    return min(rank, int(cfg["max_dim"]))
+
+
+def method_embeddings(X_train, y_train, X_test, cfg: Mapping) -> tuple[dict, int, dict]:
+    """Every configured method's embedding of one fold; returns (embeddings, decompositions,
+    CKFD estimator or None)."""
+    n_classes = np.unique(y_train).size
+    methods = list(cfg["methods"])
+    scales = cfg["scale"]
+    out, n_dec, ckfd = {}, 0, None
+    kernel = [m for m in methods if m in KERNEL_METHODS]
+    if kernel:
+        fold = SharedKernelFold(
+            X_train,
+            y_train,
+            X_test,
+            gamma=cfg["gamma"],
+            tol=cfg["kernel_tol"],
+            distances="KLPP" in kernel,
+        )
+        rank = fold.lam.size - fold.first
+        for m in kernel:
+            k = _max_dim(m, n_classes, rank, cfg)
+            if m == "KQMI":
+                emb = fold.kqmi(min(k, rank))
+            elif m == "GDA":
+                emb = fold.gda(min(k, rank))
+            elif m == "CKFD":
+                emb, ckfd = fold.ckfd(cfg["ckfd_theta"])
+            elif m == "KPCA":
+                emb = fold.kpca(k)
+            else:
+                emb = fold.klpp(k, cfg["lpp_neighbors"])
+            out[m] = scale_columns(emb, scales.get(m, "unit_norm"))
+        n_dec += fold.n_decompositions
+    linear = [m for m in methods if m in LINEAR_METHODS]
+    if linear:
+        Xl_train, Xl_test = X_train, X_test
+        if cfg.get("linear_pca_variance"):
+            mean, basis = pca_variance_basis(X_train, cfg["linear_pca_variance"])
+            Xl_train, Xl_test = (X_train - mean) @ basis, (X_test - mean) @ basis
+        for m in linear:
+            emb = linear_embedding(
+                m,
+                Xl_train,
+                y_train,
+                Xl_test,
+                max_dim=cfg["max_dim"],
+                n_neighbors=cfg["lpp_neighbors"],
+            )
+            out[m] = scale_columns(emb, scales.get(m, "unit_norm"))
+    return out, n_dec, ckfd
+
+
+def fold_errors(X_train, y_train, X_test, y_test, cfg: Mapping) -> tuple[pd.DataFrame, dict]:
+    """Errors of every (method, classifier, dimension) on one fold, and its counts: the O(N^3)
+    decompositions and the SVM fits stopped at the iteration cap."""
+    X_train, X_test = scale_features(X_train, X_test, cfg["preprocessing"])
+    embeddings, n_dec, _ = method_embeddings(X_train, y_train, X_test, cfg)
+    n_classes = np.unique(y_train).size
+    rows, capped = [], 0
+    for m, emb in embeddings.items():
+        top = emb.train.shape[1]
+        if cfg.get("dims_up_to_classes"):
+            top = min(top, n_classes - 1)
+        for clf in cfg["classifiers"]:
+            svm = clf.endswith("svm")
+            grid = cfg["svm_dims"] if svm else cfg["dims"]
+            dims = dimension_grid(top, int(grid["dense"]), float(grid["step"]))
+            errs = _errors(m, emb, clf, y_train, y_test, dims, cfg)
+            if isinstance(errs, tuple):  # SVMs also count their capped fits
+                errs, n_capped = errs
+                capped += n_capped
+            rows += [(m, clf, d, e) for d, e in zip(dims, errs, strict=True)]
+    frame = pd.DataFrame(rows, columns=["method", "classifier", "dim", "error"])
+    return frame, {"decompositions": n_dec, "svm_capped": capped}
+
+
+def _errors(method, emb, clf, y_train, y_test, dims, cfg):
+    Z_tr, Z_te = emb.train, emb.test
+    if method == "CKFD" and clf in ("ncc", "knn") and cfg.get("ckfd_fusion", True):
+        return fusion_errors(emb, y_train, y_test, dims, clf, cfg["ckfd_theta"], cfg["k"])
+    if clf == "ncc":
+        return ncc_errors(Z_tr, y_train, Z_te, y_test, dims)
+    if clf == "knn":
+        return knn_errors(Z_tr, y_train, Z_te, y_test, dims, cfg["k"])
+    if clf in ("linear_svm", "rbf_svm"):
+        kernel = "linear" if clf == "linear_svm" else "rbf"
+        return svm_errors(Z_tr, y_train, Z_te, y_test, dims, kernel, cfg["svm_C"], cfg["svm_gamma"])
+    raise ValueError(f"unknown classifier {clf!r}: expected one of {CLASSIFIERS}.")
+
+
+def stratified_folds(y, n_folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Stratified, shuffled k-fold (scikit-learn's ``StratifiedKFold``), (train, test) pairs.
+
+    A class smaller than ``n_folds`` is spread over as many folds as it has samples (scikit-learn
+    warns; the protocol keeps 10 folds rather than shrinking it for every dataset).
+    """
+    import warnings
+
+    from sklearn.model_selection import StratifiedKFold
+
+    skf = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
+        return list(skf.split(np.zeros(len(y)), y))
+
+
+def sweep_dataset(X, y, cfg: Mapping, folds: Sequence | None = None):
+    """Every fold of one dataset: (long error frame with a ``fold`` column, record).
+
+    The record holds the decomposition and capped-SVM counts and the measured seconds (wall and
+    CPU of this process) per fold.
+    """
+    folds = folds or stratified_folds(y, int(cfg["folds"]), int(cfg["seed"]))
+    frames, n_dec, capped, seconds, cpu = [], 0, 0, [], []
+    for i, (tr, te) in enumerate(folds):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        frame, counts = fold_errors(X[tr], y[tr], X[te], y[te], cfg)
+        seconds.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
+        frames.append(frame.assign(fold=i))
+        n_dec += counts["decompositions"]
+        capped += counts["svm_capped"]
+    errors = pd.concat(frames, ignore_index=True)
+    record = {
+        "n_folds": len(folds),
+        "n_decompositions": n_dec,
+        "svm_capped": capped,
+        "fold_seconds": seconds,
+        "fold_cpu_seconds": cpu,
+    }
+    return errors, record
+
+
+def run_sweep(prepared, cfg: Mapping, *, errors, record, timing) -> pd.DataFrame:
+    """Cross-validate every method and classifier on one prepared dataset; write the long
+    errors (CSV), the deterministic record (JSON) and the measured seconds (``timing`` JSON)."""
+    ds = load_npz(prepared)
+    cfg = protocol(cfg)
+    start = time.perf_counter()
+    frame, rec = sweep_dataset(ds.X, ds.y, cfg)
+    seconds = time.perf_counter() - start
+    io.write_csv(frame, errors)
+    io.write_json(
+        {
+            "dataset": ds.name,
+            "n_samples": int(ds.n_samples),
+            "n_features": int(ds.n_features),
+            "n_classes": int(ds.n_classes),
+            "n_folds": rec["n_folds"],
+            "n_decompositions": rec["n_decompositions"],
+            "svm_capped": rec["svm_capped"],
+        },
+        record,
+    )
+    io.write_json(
+        {
+            "seconds": seconds,
+            "cpu_seconds": float(sum(rec["fold_cpu_seconds"])),
+            "fold_seconds": rec["fold_seconds"],
+            "n_folds": rec["n_folds"],
+        },
+        timing,
+    )
+    return frame

@@ -1,0 +1,259 @@
+"""Paper 001 (QMI) pipeline: the shared-decomposition sweep, the classifiers over leading
+columns, the min-over-dimension tables, wins and claim verdicts (graphdr.pipeline.papers.qmi*)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.linalg
+from sklearn.datasets import make_classification
+from sklearn.neighbors import KNeighborsClassifier, NearestCentroid
+
+from graphdr.methods import CKFD, GDA, KLPP_GE, KPCA_GE, KQMI, LPP_GE, LQMI
+from graphdr.methods.baselines_qmi import FusionDistanceClassifier
+from graphdr.pipeline.papers import qmi
+from graphdr.pipeline.papers import qmi_sweep as qs
+
+GAMMA, TOL = 0.5, 1e-6
+
+
+@pytest.fixture(scope="module")
+def data():
+    """Unbalanced classes (no degenerate eigenspaces, so every basis is unique up to sign)."""
+    X, y = make_classification(
+        n_samples=150,
+        n_features=6,
+        n_informative=4,
+        n_redundant=0,
+        n_classes=4,
+        n_clusters_per_class=1,
+        weights=[0.4, 0.3, 0.2, 0.1],
+        random_state=0,
+    )
+    X_tr, X_te = qs.scale_features(X[:120], X[120:], "minmax")
+    return X_tr, y[:120], X_te, y[120:]
+
+
+@pytest.fixture(scope="module")
+def fold(data):
+    X_tr, y_tr, X_te, _ = data
+    return qs.SharedKernelFold(X_tr, y_tr, X_te, gamma=GAMMA, tol=TOL)
+
+
+def _same_up_to_sign(A, B, rtol=1e-6):
+    """Columns equal up to one sign each (relative to the column norm)."""
+    assert A.shape == B.shape
+    for a, b in zip(A.T, B.T, strict=True):
+        s = np.sign(a @ b) or 1.0
+        np.testing.assert_allclose(a, s * b, atol=rtol * np.linalg.norm(b))
+
+
+# ---- the shared decomposition gives each estimator's own embedding -----------------------------
+
+
+def test_shared_kqmi_equals_the_estimator(data, fold):
+    X_tr, y_tr, X_te, _ = data
+    emb = fold.kqmi()
+    est = KQMI(gamma=GAMMA, tol=TOL).fit(X_tr, y_tr)
+    np.testing.assert_allclose(emb.train, est.transform(X_tr), atol=1e-8)
+    np.testing.assert_allclose(emb.test, est.transform(X_te), atol=1e-8)
+    # unit_variance scaling is the estimator's eq. 22 normalisation (A^T K K A = N I)
+    scaled = qs.scale_columns(emb, "unit_variance")
+    est22 = KQMI(gamma=GAMMA, tol=TOL, unit_covariance=True).fit(X_tr, y_tr)
+    np.testing.assert_allclose(scaled.test, est22.transform(X_te), atol=1e-7)
+    assert fold.n_decompositions == 1
+
+
+def test_shared_gda_equals_the_estimator(data):
+    """With a rank-reduced kernel the GDA eigenvalues are distinct and the directions unique."""
+    X_tr, y_tr, X_te, _ = data
+    fold = qs.SharedKernelFold(X_tr, y_tr, X_te, gamma=GAMMA, tol=0.02)
+    emb = fold.gda()
+    # Baudat & Anouar: no ridge, only the eigenvalue threshold (the sweep's GDA)
+    est = GDA(gamma=GAMMA, rtol=0.02, reg=1e-8).fit(X_tr, y_tr)
+    _same_up_to_sign(emb.test, est.transform(X_te), rtol=1e-5)
+    _same_up_to_sign(emb.train, est.transform(X_tr), rtol=1e-5)
+    np.testing.assert_allclose(emb.norms, 1.0, rtol=1e-8)  # GDA: unit feature-space norm
+
+
+def test_shared_gda_spans_the_estimators_subspace_when_degenerate(data, fold):
+    """A near-full-rank kernel collapses every class (all C-1 GDA eigenvalues are 1): the basis
+    is then arbitrary for the estimator and fixed here; the subspace is the same."""
+    X_tr, y_tr, X_te, _ = data
+    emb = fold.gda()
+    est = GDA(gamma=GAMMA, rtol=TOL, reg=1e-8).fit(X_tr, y_tr)
+    angles = scipy.linalg.subspace_angles(emb.test, est.transform(X_te))
+    assert np.max(angles) < 1e-5
+
+
+def test_shared_ckfd_equals_the_estimator(data, fold):
+    X_tr, y_tr, X_te, _ = data
+    emb, fitted = fold.ckfd(theta=1.0)
+    est = CKFD(gamma=GAMMA, tol=TOL, theta=1.0).fit(X_tr, y_tr)
+    np.testing.assert_array_equal(fitted.feature_kinds_, est.feature_kinds_)
+    np.testing.assert_allclose(emb.test, est.transform(X_te), atol=1e-8)
+    np.testing.assert_allclose(emb.train, est.transform(X_tr), atol=1e-8)
+
+
+def test_shared_kpca_and_klpp_equal_the_estimators(data, fold):
+    X_tr, y_tr, X_te, _ = data
+    kpca = KPCA_GE(n_components=5, gamma=GAMMA, tol=TOL).fit(X_tr)
+    np.testing.assert_allclose(fold.kpca(5).test, kpca.transform(X_te), atol=1e-8)
+    klpp = KLPP_GE(n_components=4, gamma=GAMMA, tol=TOL, n_neighbors=5).fit(X_tr, y_tr)
+    shared = qs.SharedKernelFold(X_tr, y_tr, X_te, gamma=GAMMA, tol=TOL)
+    emb = shared.klpp(4, n_neighbors=5)
+    _same_up_to_sign(emb.test, klpp.transform(X_te), rtol=1e-5)
+    assert shared.n_decompositions == 2  # the kernel EVD and KLPP's own eigenproblem
+
+
+def test_unit_norm_scaling_reads_feature_space_norms(data, fold):
+    """unit_norm divides by sqrt(alpha^T Kc alpha); after it every direction has norm 1."""
+    X_tr, y_tr, X_te, _ = data
+    emb = qs.scale_columns(fold.kpca(3), "unit_norm")
+    np.testing.assert_allclose(emb.norms, 1.0)
+    # KPCA directions already have unit norm in feature space: the scaling changes nothing
+    np.testing.assert_allclose(emb.test, fold.kpca(3).test, atol=1e-10)
+
+
+def test_linear_embeddings_have_unit_norm_directions(data):
+    X_tr, y_tr, X_te, _ = data
+    emb = qs.linear_embedding("LPP", X_tr, y_tr, X_te, max_dim=3, n_neighbors=5)
+    est = LPP_GE(n_neighbors=5).fit(X_tr, y_tr)
+    W = est.components_[:3]
+    np.testing.assert_allclose(emb.test, (X_te - est.mean_) @ W.T)
+    np.testing.assert_allclose(emb.norms, np.linalg.norm(W, axis=1))
+    scaled = qs.scale_columns(emb, "unit_norm")
+    np.testing.assert_allclose(scaled.norms, 1.0)
+    lq = qs.linear_embedding("LQMI", X_tr, y_tr, X_te, max_dim=1, n_neighbors=5)
+    assert lq.test.shape[1] == 3  # C-1 directions whatever max_dim (the cap is for PCA/LPP)
+    np.testing.assert_allclose(lq.test, LQMI().fit(X_tr, y_tr).transform(X_te))
+
+
+def test_scaling_of_features():
+    X_tr = np.array([[0.0, 5.0, 1.0], [2.0, 7.0, 1.0]])
+    X_te = np.array([[1.0, 9.0, 3.0]])
+    tr, te = qs.scale_features(X_tr, X_te, "minmax")
+    np.testing.assert_allclose(tr, [[-1, -1, 0], [1, 1, 0]])
+    np.testing.assert_allclose(te, [[0, 3, 0]])  # training range; a constant feature is 0
+    tr, te = qs.scale_features(X_tr, X_te, "unit_length")
+    np.testing.assert_allclose(np.linalg.norm(tr, axis=1), 1.0)
+    with pytest.raises(ValueError, match="preprocessing"):
+        qs.scale_features(X_tr, X_te, "zscore")
+
+
+# ---- classifiers over the leading columns ----------------------------------------------------
+
+
+def test_ncc_and_knn_over_dimensions_match_scikit_learn():
+    rng = np.random.default_rng(0)
+    Z_tr, Z_te = rng.normal(size=(80, 6)), rng.normal(size=(30, 6))
+    y_tr, y_te = rng.integers(0, 4, 80), rng.integers(0, 4, 30)
+    dims = [1, 2, 4, 6]
+    ncc = qs.ncc_errors(Z_tr, y_tr, Z_te, y_te, dims)
+    knn = qs.knn_errors(Z_tr, y_tr, Z_te, y_te, dims, k=3)
+    for i, d in enumerate(dims):
+        ref = NearestCentroid().fit(Z_tr[:, :d], y_tr).predict(Z_te[:, :d])
+        assert ncc[i] == pytest.approx(np.mean(ref != y_te))
+        ref = KNeighborsClassifier(3).fit(Z_tr[:, :d], y_tr).predict(Z_te[:, :d])
+        assert knn[i] == pytest.approx(np.mean(ref != y_te))
+
+
+def test_fusion_errors_match_the_fusion_classifier(data, fold):
+    _, y_tr, _, y_te = data
+    emb, fitted = fold.ckfd()
+    dims = [1, 2, 4]
+    for rule in ("ncc", "knn"):
+        errs = qs.fusion_errors(emb, y_tr, y_te, dims, rule, theta=1.0, k=3)
+        for e, d in zip(errs, dims, strict=True):
+            clf = FusionDistanceClassifier(1.0, rule, 3, kinds=fitted.feature_kinds_)
+            pred = clf.fit(emb.train[:, :d], y_tr).predict(emb.test[:, :d])
+            # the k-NN tie rules differ (fusion classifier: nearest tied class; ours: smallest)
+            assert e == pytest.approx(np.mean(pred != y_te), abs=0.1 if rule == "knn" else 0)
+
+
+def test_dimension_grid():
+    assert qs.dimension_grid(5, 20) == [1, 2, 3, 4, 5]
+    assert qs.dimension_grid(50, 5) == [1, 2, 3, 4, 5, 8, 11, 17, 25, 38, 50]
+    assert qs.dimension_grid(7, 5, step=3.0) == [1, 2, 3, 4, 5, 7]
+
+
+def test_fold_errors_cover_every_method_classifier_and_dimension(data):
+    X_tr, y_tr, X_te, y_te = data
+    cfg = qmi.protocol({"max_dim": 6, "classifiers": ["ncc", "knn", "rbf_svm"]})
+    frame, counts = qs.fold_errors(X_tr, y_tr, X_te, y_te, cfg)
+    assert counts == {"decompositions": 2, "svm_capped": 0}
+    assert set(frame["method"]) == set(cfg["methods"])
+    dims = frame[frame["classifier"] == "ncc"].groupby("method")["dim"].max()
+    assert dims["KQMI"] == dims["LQMI"] == dims["GDA"] == 3  # C-1
+    assert dims["CKFD"] <= 6 and dims["KPCA"] == dims["PCA"] == 6
+    assert frame["error"].between(0, 1).all()
+
+
+# ---- tables, wins and claims -----------------------------------------------------------------
+
+
+def _errors(rows):
+    return pd.DataFrame(rows, columns=["dataset", "method", "classifier", "dim", "fold", "error"])
+
+
+def test_min_error_over_dimensions_averages_folds_first_and_ties_to_the_smallest_dim():
+    errors = _errors(
+        [
+            ("A", "KQMI", "ncc", 1, 0, 0.4),
+            ("A", "KQMI", "ncc", 1, 1, 0.0),  # mean 0.2 at dim 1
+            ("A", "KQMI", "ncc", 2, 0, 0.1),
+            ("A", "KQMI", "ncc", 2, 1, 0.3),  # mean 0.2 at dim 2: tie, dim 1 wins
+            ("A", "KQMI", "ncc", 3, 0, 0.0),
+            ("A", "KQMI", "ncc", 3, 1, 0.5),  # best single fold, worse mean
+        ]
+    )
+    best = qmi.min_error_table(errors)
+    assert len(best) == 1
+    assert best.loc[0, "min_error"] == pytest.approx(0.2)
+    assert best.loc[0, "dim"] == 1
+
+
+def test_wins_are_counted_within_each_group_and_ties_count_for_all():
+    best = pd.DataFrame(
+        [
+            ("A", "KQMI", "ncc", 1, 0.10),
+            ("A", "GDA", "ncc", 1, 0.10),
+            ("A", "KPCA", "ncc", 1, 0.30),
+            ("A", "LQMI", "ncc", 1, 0.50),  # worst overall, best of its (linear) group
+            ("A", "PCA", "ncc", 1, 0.60),
+            ("B", "KQMI", "ncc", 1, 0.20),
+            ("B", "GDA", "ncc", 1, 0.10),
+            ("B", "KPCA", "ncc", 1, 0.30),
+            ("B", "LQMI", "ncc", 1, 0.50),
+            ("B", "PCA", "ncc", 1, 0.40),
+        ],
+        columns=["dataset", "method", "classifier", "dim", "min_error"],
+    )
+    assert qmi.wins(best, "ncc") == {"KQMI": 1, "GDA": 2, "KPCA": 0, "LQMI": 1, "PCA": 1}
+    claims = pd.DataFrame(
+        [
+            ("C1", "s", "ncc", "GDA", "most_wins", "", "p. 1", "GDA wins"),
+            ("C2", "s", "ncc", "KQMI", "more_wins", "KPCA;GDA", "p. 1", "KQMI beats both"),
+            ("C3", "s", "knn", "KQMI", "most_wins", "", "p. 1", "not run"),
+        ],
+        columns=["claim", "study", "classifier", "method", "rule", "versus", "source", "statement"],
+    )
+    errors = best.rename(columns={"min_error": "error"}).assign(fold=0)
+
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        text = qmi.claim_verdicts(best, errors, claims, Path(tmp) / "claims.md")
+    assert "**C1**" in text and "— **reproduced**" in text.splitlines()[2]
+    assert "partly reproduced" in text.splitlines()[3]
+    assert "not checked" in text.splitlines()[4]
+
+
+def test_protocol_merges_defaults_and_rejects_unknown_keys():
+    cfg = qmi.protocol({"folds": 3, "scale": {"GDA": "native"}})
+    assert cfg["folds"] == 3 and cfg["svm_C"] == 100.0
+    assert cfg["scale"] == {"KQMI": "unit_variance", "CKFD": "native", "GDA": "native"}
+    with pytest.raises(ValueError, match="unknown protocol keys"):
+        qmi.protocol({"fold": 3})

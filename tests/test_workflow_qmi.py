@@ -1,0 +1,83 @@
+"""Paper 001 (QMI): a real Snakemake run of the quick targets (config/quick.yaml).
+
+One run in a temporary copy of the repository (Iris and Wine with NCC and the linear SVM, 3
+folds; Yale with NCC; the Swiss roll figure), then checks of the outputs and of what Snakemake
+would do next: nothing; after an edit of the table module, the tables but no sweep.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+from test_workflow import MIRROR, clean_env, copy_checkout, snakemake
+
+pytestmark = pytest.mark.workflow
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICK = yaml.safe_load((ROOT / "config" / "quick.yaml").read_text())
+FIGURES = QUICK["output"]["figures"]
+RESULTS = QUICK["output"]["results"]
+RAW = ("Yale_32x32.mat", "uci/keel/iris.dat")
+TARGETS = [
+    f"{FIGURES}/qmi/benchmarks_ncc.md",
+    f"{FIGURES}/qmi/benchmarks_linear_svm.md",
+    f"{FIGURES}/qmi/benchmarks_claims.md",
+    f"{FIGURES}/qmi/faces_ncc.md",
+    f"{FIGURES}/qmi/faces_claims.md",
+    f"{FIGURES}/qmi/faces_curves.pdf",
+    f"{FIGURES}/qmi/qmi_swiss_roll_kernel.pdf",
+]
+METHODS = ["KQMI", "GDA", "CKFD", "KLPP", "KPCA", "LQMI", "LDA", "PCA", "LPP"]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    missing = [f for f in RAW if not (MIRROR / f).is_file()]
+    if missing:
+        pytest.skip(f"no offline data mirror with {missing} ({MIRROR})")
+    base = tmp_path_factory.mktemp("graphdr_qmi")
+    repo = copy_checkout(base / "repo")
+    for f in RAW:
+        (base / "mirror" / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(MIRROR / f, base / "mirror" / f)
+    env = clean_env(GRAPHDR_DATA_MIRROR=base / "mirror", GRAPHDR_DATA_HOME=base / "home")
+    out = snakemake(repo, *TARGETS, env=env).stdout
+    return {"repo": repo, "env": env, "log": out}
+
+
+def test_quick_targets_and_their_outputs(run):
+    out = run["repo"] / FIGURES / "qmi"
+    table = pd.read_csv(out / "benchmarks_ncc.csv")
+    assert list(table.columns) == ["dataset", *METHODS]
+    assert list(table["dataset"]) == ["Iris", "Wine", "wins (within group)"]
+    cell = table.loc[0, "KQMI"]  # "error (dim)", dim <= C-1 = 2
+    assert cell.endswith(("(1)", "(2)"))
+    sizes = pd.read_csv(out / "benchmarks_datasets.csv")
+    assert sizes[["n", "d", "C"]].to_numpy().tolist() == [[150, 4, 3], [178, 13, 3]]
+    # one kernel EVD + KLPP's eigenproblem per fold, 3 folds
+    assert (sizes["decompositions"] == 6).all()
+    claims = (out / "benchmarks_claims.md").read_text()
+    assert "**C1**" in claims and "not checked" in claims  # 3-NN / RBF SVM are not run
+    faces = pd.read_csv(out / "faces_datasets.csv")
+    assert "JAFFE (not available: user-supplied file only)" in set(faces["dataset"])
+    for name in ("faces_curves.png", "qmi_swiss_roll_kernel.png", "qmi_swiss_roll_linear.png"):
+        assert (out / name).stat().st_size > 0
+
+
+def test_nothing_to_redo_and_a_table_edit_reruns_no_sweep(run):
+    repo, env = run["repo"], run["env"]
+    out = snakemake(repo, "-n", *TARGETS, env=env).stdout
+    assert "Nothing to be done" in out
+    module = repo / "src" / "graphdr" / "pipeline" / "papers" / "qmi.py"
+    text = module.read_text()
+    module.write_text(text + "\n# edited by test_workflow_qmi\n")
+    try:
+        out = snakemake(repo, "-n", *TARGETS, env=env).stdout
+    finally:
+        module.write_text(text)
+    assert "qmi_table" in out and "qmi_summary" in out
+    assert "qmi_sweep" not in out
