@@ -37,6 +37,7 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from graphdr import datasets, reporting
 from graphdr.pipeline import io
@@ -129,6 +130,14 @@ def fit_ovr_linear_svm(Z, y, classes, C: float, *, tol=1e-2, max_iter=50, cg_tol
     scores are ``Z W + b``.
     """
     Z = np.asarray(Z, dtype=np.float64)
+    n, d = Z.shape
+    # small products run faster on one BLAS thread (no spin-waiting, nothing to share)
+    threads = 1 if n * (d + 1) * len(classes) < 3e8 else None
+    with threadpool_limits(threads, user_api="blas"):
+        return _newton_svm(Z, y, classes, C, tol, max_iter, cg_tol, max_cg)
+
+
+def _newton_svm(Z, y, classes, C, tol, max_iter, cg_tol, max_cg):
     n, d = Z.shape
     Za = np.hstack([Z, np.ones((n, 1))])
     T = np.where(np.asarray(y)[:, None] == np.asarray(classes)[None, :], 1.0, -1.0)
