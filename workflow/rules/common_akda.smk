@@ -19,13 +19,19 @@ def akda_run_code(wildcards):
     return code("graphdr.pipeline.papers.akda", *([extra] if extra else []))
 
 
+def akda_conditions(dataset):
+    """Conditions run on ``dataset`` (papers.akda.dataset_conditions, default all)."""
+    every = list(AKDA.get("conditions", {}))
+    return AKDA.get("dataset_conditions", {}).get(dataset, every)
+
+
 def akda_cells():
     """(dataset, condition, method) of every run the config asks for, skipped cells excluded."""
     skip = AKDA.get("skip", {})
     return [
         (d, c, m)
         for d in AKDA.get("datasets", [])
-        for c in AKDA.get("conditions", {})
+        for c in akda_conditions(d)
         for m in AKDA.get("methods", [])
         if m not in skip.get(d, {}).get(c, {})
     ]
@@ -37,7 +43,7 @@ def akda_skipped():
     return [
         [d, c, m, skip[d][c][m]]
         for d in AKDA.get("datasets", [])
-        for c in AKDA.get("conditions", {})
+        for c in akda_conditions(d)
         for m in AKDA.get("methods", [])
         if m in skip.get(d, {}).get(c, {})
     ]

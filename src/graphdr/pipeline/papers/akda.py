@@ -237,11 +237,20 @@ def _estimator(method: str, params: Mapping, *, reg: float, seed: int, n_classes
     if method == "PCA":
         from sklearn.decomposition import PCA
 
-        return PCA(n_components=n_classes - 1, svd_solver="covariance_eigh", random_state=0)
+        # LAPACK SVD of the data when N < D, of the D x D covariance otherwise (both exact)
+        solver = (
+            "full"
+            if params.get("n_samples", 0) < params.get("n_features", 0)
+            else "covariance_eigh"
+        )
+        return PCA(n_components=n_classes - 1, svd_solver=solver, random_state=0)
     if method == "LDA":
         from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
-        return LinearDiscriminantAnalysis(solver="eigen", shrinkage=reg)
+        # SVD solver: the within-class null space is truncated (rank tolerance) instead of
+        # ridge-regularised; the eigen solver's D x D generalised eigenproblem (D = 4096) took
+        # minutes per fit
+        return LinearDiscriminantAnalysis(solver="svd")
     raise ValueError(f"unknown method {method!r}; expected one of {METHODS}.")
 
 
@@ -304,7 +313,8 @@ def _evaluate(method, point, X_tr, y_tr, X_te, classes, Cs, *, kernels, reg, see
         else:
             A, B = X_tr, X_te
         return {C: _raw_svm_scores(method, A, y_tr, B, classes, C) for C in Cs}
-    model = _estimator(method, point, reg=reg, seed=seed, n_classes=len(classes))
+    shape = {"n_samples": X_tr.shape[0], "n_features": X_tr.shape[1]}
+    model = _estimator(method, point | shape, reg=reg, seed=seed, n_classes=len(classes))
     if method in KERNEL_DR:
         gamma = point["gamma_factor"] / kernels.mean_d2
         K = kernels.train(gamma)
@@ -406,7 +416,8 @@ def _final_fit(method, best, X_tr, y_tr, X_te, classes, *, reg, seed):
         scores = np.column_stack([m.decision_function(Kt) for m in models])
         t_test = time.perf_counter() - t0
         return scores, t_train, t_test, None
-    model = _estimator(method, best, reg=reg, seed=seed, n_classes=len(classes))
+    shape = {"n_samples": X_tr.shape[0], "n_features": X_tr.shape[1]}
+    model = _estimator(method, best | shape, reg=reg, seed=seed, n_classes=len(classes))
     if method in KERNEL_DR:
         model.fit(K, y_tr)
         Z_tr = model.transform(K)
