@@ -213,7 +213,23 @@ def test_tables_compare_with_the_paper_and_mark_missing_rows(tmp_path):
     grid = pd.read_csv(tmp_path / "grid.csv")
     assert grid.iloc[-1]["eigendecompositions"] == 6
     claims = (tmp_path / "claims.md").read_text()
-    assert "| A > B | D | +10.00 | +20.00 | reproduced (same sign) |" in claims
+    assert (
+        "| A > B | D | 70.00 -> 80.00 | 65.00 -> 85.00 | +10.00 | +20.00 | reproduced |" in claims
+    )
+
+
+@pytest.mark.parametrize(
+    ("paper", "ours", "verdict"),
+    [
+        (10.0, 6.0, "reproduced"),
+        (10.0, 1.0, "direction reproduced, gain much smaller (10% of the paper's)"),
+        (10.0, -0.001, "not reproduced (no gain)"),
+        (-1.0, 2.0, "the paper shows no gain; we find one"),
+        (-1.0, 0.0, "no gain in either (as in the paper)"),
+    ],
+)
+def test_claim_verdicts(paper, ours, verdict):
+    assert ngeu_report.claim_verdict(paper, ours) == verdict
 
 
 # ---- Figure 3 --------------------------------------------------------------------------------
