@@ -200,7 +200,7 @@ def test_tables_compare_with_the_paper_and_mark_missing_rows(tmp_path):
     )
     reference.to_csv(tmp_path / "ref.csv", index=False)
     table = {"methods": ["a", "b"], "reference": str(tmp_path / "ref.csv"), "claims": [["B", "A"]]}
-    out = {k: str(tmp_path / k) for k in ("table", "selected", "grid")}
+    out = {k: str(tmp_path / k) for k in ("table", "selected", "grid", "by_kernel")}
     out |= {"claims": str(tmp_path / "claims.md"), "long": str(tmp_path / "long.csv")}
     tasks = {"t": {"label": "D", "scores": tmp_path / "s.csv", "cost": tmp_path / "c.json"}}
     methods = {"a": {"label": "A"}, "b": {"label": "B"}}
@@ -212,6 +212,9 @@ def test_tables_compare_with_the_paper_and_mark_missing_rows(tmp_path):
     assert long.loc["Other", "status"] == "not reproduced"
     grid = pd.read_csv(tmp_path / "grid.csv")
     assert grid.iloc[-1]["eigendecompositions"] == 6
+    by_kernel = pd.read_csv(tmp_path / "by_kernel.csv").set_index("method")
+    assert by_kernel.loc["A", "D rbf"] == pytest.approx(85.0)
+    assert by_kernel.loc["B", "D linear"] == pytest.approx(65.0)
     claims = (tmp_path / "claims.md").read_text()
     assert (
         "| A > B | D | 70.00 -> 80.00 | 65.00 -> 85.00 | +10.00 | +20.00 | reproduced |" in claims

@@ -64,7 +64,7 @@ def ngeu_outputs():
         return []
     stems = []
     for name in NGEU_TABLES:
-        stems += [name, f"{name}_selected", f"{name}_grid"]
+        stems += [name, f"{name}_selected", f"{name}_grid", f"{name}_by_kernel"]
     outputs = [
         figures(f"ngeu/{s}.{ext}") for s in stems for ext in ("csv", "md", "tex")
     ]

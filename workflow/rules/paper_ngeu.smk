@@ -83,6 +83,9 @@ rule ngeu_tables:
         grid_csv=figures("ngeu/{ngeu_table}_grid.csv"),
         grid_md=figures("ngeu/{ngeu_table}_grid.md"),
         grid_tex=figures("ngeu/{ngeu_table}_grid.tex"),
+        by_kernel_csv=figures("ngeu/{ngeu_table}_by_kernel.csv"),
+        by_kernel_md=figures("ngeu/{ngeu_table}_by_kernel.md"),
+        by_kernel_tex=figures("ngeu/{ngeu_table}_by_kernel.tex"),
         claims=figures("ngeu/{ngeu_table}_claims.md"),
         long=results("ngeu/tables/{ngeu_table}_long.csv"),
     log:

@@ -28,6 +28,7 @@ with runtime.job(snakemake):
             "table": out.table_csv[: -len(".csv")],
             "selected": out.selected_csv[: -len(".csv")],
             "grid": out.grid_csv[: -len(".csv")],
+            "by_kernel": out.by_kernel_csv[: -len(".csv")],
             "claims": out.claims,
             "long": out.long,
         },
