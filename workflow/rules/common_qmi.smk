@@ -2,11 +2,16 @@
 # Functions live here and the stages there (snakemake --lint asks for the split).
 
 QMI = config.get("papers", {}).get("qmi", {})
-QMI_STUDIES = QMI.get("studies", {})
+# a study with `enabled: false` is skipped (the quick configuration skips the sensitivity ones)
+QMI_STUDIES = {
+    name: spec
+    for name, spec in QMI.get("studies", {}).items()
+    if spec.get("enabled", True)
+}
 QMI_VISUALS = QMI.get("visualisations", {}).get("datasets", [])
 QMI_ALL_CLASSIFIERS = ["ncc", "knn", "linear_svm", "rbf_svm"]
 # keys of a study that name its outputs, not what a sweep computes (editing them re-runs no fit)
-QMI_LAYOUT_KEYS = ("datasets", "tables", "curves", "sizes_reference")
+QMI_LAYOUT_KEYS = ("datasets", "tables", "curves", "sizes_reference", "enabled")
 
 
 def qmi_protocol(study):
