@@ -39,7 +39,7 @@ rule akda_tables:
         results=akda_run_files("result"),
         timings=akda_run_files("timing"),
         reference=AKDA.get("reference", []),
-        code=code("graphdr.pipeline.papers.akda"),
+        code=code("graphdr.pipeline.papers.akda_report"),
     output:
         tables=akda_table_files(),
         runs=results("tables/akda/akda_runs.csv"),

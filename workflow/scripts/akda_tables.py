@@ -13,14 +13,14 @@ import _bootstrap  # noqa: E402
 _bootstrap.start(globals())  # thread counts before numpy loads; this checkout's src/ first
 
 from graphdr.pipeline import runtime  # noqa: E402
-from graphdr.pipeline.papers import akda  # noqa: E402
+from graphdr.pipeline.papers import akda_report  # noqa: E402
 
 if "snakemake" not in globals():
     snakemake = runtime.mock_snakemake("akda_tables")
 
 with runtime.job(snakemake):
     cells = [tuple(c) for c in snakemake.params.cells]
-    akda.akda_tables(
+    akda_report.akda_tables(
         dict(
             zip(
                 cells,
