@@ -239,6 +239,26 @@ def test_real_stage_dependencies():
     assert SRC / "graphdr" / "solvers.py" in fit_files
 
 
+def test_prepare_jobs_depend_on_their_own_loader_only():
+    """A dataset's prepare job: the data stage + its loader's module (from the literal LOADERS)."""
+    from graphdr.datasets import _load
+
+    base = {Path(p).name for p in codedeps.code_closure(["graphdr.pipeline.data"], SRC)}
+    assert "_load.py" in base and not base & {"synthetic.py", "_tabular.py", "_images.py"}
+    for loader, target in _load.LOADERS.items():
+        module = codedeps.loader_module(loader, SRC)
+        # the module the workflow lists is the one load() imports and calls
+        assert _load.get_loader(loader).__module__ == module, loader
+        assert module == "graphdr.datasets." + target.split(":")[0]
+    keel = codedeps.code_closure(
+        ["graphdr.pipeline.data", codedeps.loader_module("keel", SRC)], SRC
+    )
+    names = {Path(p).name for p in keel}
+    assert "_tabular.py" in names and "synthetic.py" not in names and "_bundled.py" not in names
+    with pytest.raises(ValueError, match="unknown dataset loader 'kele'"):
+        codedeps.loader_module("kele", SRC)
+
+
 def test_evaluation_is_split_by_concern():
     """Drawing splits does not depend on the classifiers; scoring does not depend on the splits."""
     evaluation = SRC / "graphdr" / "evaluation"

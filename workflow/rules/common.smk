@@ -126,6 +126,12 @@ def registry_record(wildcards):
     )
 
 
+def dataset_code(wildcards):
+    """Code of a prepare job: the data stage plus the module of the dataset's loader only."""
+    loader = registry_record(wildcards)["dataset"]["loader"]
+    return code("graphdr.pipeline.data", codedeps.loader_module(loader, SRC))
+
+
 def raw_manifest(wildcards):
     """The retrieve step's manifest, for datasets that read raw files (none for bundled sets)."""
     if not registry_record(wildcards)["files"]:

@@ -34,7 +34,7 @@ rule prepare_dataset:
     """Load a dataset with its loader options (and optional subsample) into one .npz."""
     input:
         manifest=raw_manifest,
-        code=code("graphdr.pipeline.data"),
+        code=dataset_code,
     output:
         prepared=results("prepared/{dataset}.npz"),
     log:

@@ -14,7 +14,8 @@ from ._awgn import add_awgn, awgn_variance
 from ._dataset import Dataset, load_npz, save_npz
 from ._fetch import ChecksumError, DownloadError, fetch, file_sha256
 from ._images import read_idx
-from ._load import load, mnist_subset, mnist_train_labels, stratified_indices
+from ._load import load, stratified_indices
+from ._mnist import mnist_subset, mnist_train_labels
 from ._registry import dataset_entry, dataset_files, file_entry, list_datasets, list_files
 from ._tabular import read_attribute_file
 from .synthetic import make_gaussian_mixture, make_swiss_roll_classes, make_uncertain_toy

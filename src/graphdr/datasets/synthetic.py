@@ -174,10 +174,3 @@ def load_gaussian_mixture(
     )
     entry = {**entry, "class_names": [f"class {k + 1}" for k in range(n_classes)]}
     return build(entry, X, y)
-
-
-def load_sklearn(entry, get_paths):
-    """Loader ``sklearn``: a scikit-learn bundled set named by the registry's ``function``."""
-    bunch = getattr(sklearn.datasets, entry["function"])()
-    entry = {**entry, "class_names": [str(c) for c in bunch.target_names]}
-    return build(entry, bunch.data, bunch.target)

@@ -155,3 +155,25 @@ def defining_module(name: str, package: str, src: str | Path) -> str | None:
         if path.name != "__init__.py" and pattern.search(path.read_text(encoding="utf-8")):
             return _module_name(path, src)[0]
     return None
+
+
+def loader_module(loader: str, src: str | Path, package: str = "graphdr.datasets") -> str:
+    """Dotted name of the module defining registry loader ``loader`` (no import).
+
+    Read from the literal ``LOADERS`` mapping (``name -> "module:function"``) of
+    ``graphdr.datasets._load``, which imports a loader only when it is used: a prepare job
+    depends on the data stage plus this one module. Raises ``ValueError`` for an unknown loader.
+    """
+    path = module_path(f"{package}._load", Path(src))
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [
+            "LOADERS"
+        ]:
+            loaders = ast.literal_eval(node.value)
+            break
+    else:
+        raise ValueError(f"{path} has no literal LOADERS mapping.")
+    if loader not in loaders:
+        raise ValueError(f"unknown dataset loader {loader!r}; known: {sorted(loaders)}.")
+    return f"{package}.{loaders[loader].split(':')[0]}"

@@ -8,7 +8,13 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from graphdr import datasets
+# The modules, not the package: a job depends on the code it imports (graphdr.pipeline.codedeps),
+# and the package's __init__ would pull in every loader. The workflow adds the dataset's own
+# loader module (codedeps.loader_module), which graphdr.load imports when called.
+from graphdr.datasets._dataset import Dataset, save_npz
+from graphdr.datasets._fetch import fetch
+from graphdr.datasets._load import load, stratified_indices
+from graphdr.datasets._registry import dataset_files, file_entry
 from graphdr.pipeline import io
 
 
@@ -21,15 +27,15 @@ def retrieve_dataset(source: str, manifest: str | os.PathLike) -> dict:
     every machine); bundled and synthetic datasets have an empty list.
     """
     files = {}
-    for name in datasets.dataset_files(source):
-        datasets.fetch(name)
-        files[name] = datasets.file_entry(name)["sha256"]
+    for name in dataset_files(source):
+        fetch(name)
+        files[name] = file_entry(name)["sha256"]
     record = {"dataset": source, "files": files}
     io.write_json(record, manifest)
     return record
 
 
-def subsample(dataset: datasets.Dataset, size: int | float, seed: int) -> datasets.Dataset:
+def subsample(dataset: Dataset, size: int | float, seed: int) -> Dataset:
     """A seeded stratified subset of ``size`` samples (a count, or a fraction in (0, 1)).
 
     A predefined split is kept: each part is subsampled in proportion to its size, and the
@@ -40,12 +46,12 @@ def subsample(dataset: datasets.Dataset, size: int | float, seed: int) -> datase
     if not 1 <= total <= n:
         raise ValueError(f"subsample size={size} must select 1..{n} samples of {dataset.name}.")
     if not dataset.split:
-        return dataset.subset(datasets.stratified_indices(dataset.y, total, seed))
+        return dataset.subset(stratified_indices(dataset.y, total, seed))
     names = sorted(dataset.split)
     parts = [dataset.split[name] for name in names]
     counts = np.floor(total * np.array([p.size for p in parts]) / n).astype(int)
     chosen = [
-        part[datasets.stratified_indices(dataset.y[part], max(1, c), seed)]
+        part[stratified_indices(dataset.y[part], max(1, c), seed)]
         for part, c in zip(parts, counts, strict=True)
     ]
     keep = np.sort(np.concatenate(chosen))
@@ -60,15 +66,15 @@ def prepare_dataset(
     *,
     options: Mapping | None = None,
     subsample_spec: Mapping | None = None,
-) -> datasets.Dataset:
+) -> Dataset:
     """Load registry dataset ``source`` with loader ``options``, optionally subsample, save.
 
     ``subsample_spec`` is ``{"size": n_or_fraction, "seed": int}`` (quick configurations use it).
     The file is written atomically with :func:`graphdr.datasets.save_npz` (byte-deterministic).
     """
-    dataset = datasets.load(source, **dict(options or {}))
+    dataset = load(source, **dict(options or {}))
     if subsample_spec:
         dataset = subsample(dataset, subsample_spec["size"], int(subsample_spec.get("seed", 0)))
     with io.atomic_path(output) as tmp:
-        datasets.save_npz(dataset, tmp)
+        save_npz(dataset, tmp)
     return dataset
