@@ -381,13 +381,20 @@ def test_rule_placement_retries_and_sized_resources():
 
     blocks = _rule_blocks()
     local = {name for name, block in blocks.items() if "    localrule: True" in block}
-    assert local == {
+    assert local >= {
         "retrieve_dataset",
         "collect_table",
         "plot_projection",
         "plot_optimizer_study",
         "optimizer_tables",
     }
+    # besides the download, a submit-host rule only turns results into tables and figures: it
+    # writes under the figures root (and long tables under a results tables/ folder), never a fit
+    for name in local - {"retrieve_dataset"}:
+        outputs = re.search(r"^    output:\n((?:        .*\n)+)", blocks[name], re.MULTILINE)
+        written = re.findall(r"\b(results|figures)\(\s*\"([^\"]*)", outputs.group(1))
+        assert any(root == "figures" for root, _ in written), name
+        assert all(root == "figures" or "tables/" in path for root, path in written), name
     assert re.search(r"^    retries: [1-9]", blocks["retrieve_dataset"], flags=re.MULTILINE)
     config = yaml.safe_load((SRC.parent / "config" / "config.yaml").read_text())
     for name in blocks:

@@ -476,6 +476,41 @@ def test_code_change_reruns_exactly_downstream_jobs(repo, env, module, expected)
     assert planned(repo, env=env) == set()  # same content again: nothing to do
 
 
+def _datasets_read_by(module: str) -> set[str]:
+    """Quick-config datasets whose registry loader is defined in graphdr.datasets.<module>."""
+    from snakemake.utils import update_config
+
+    from graphdr.pipeline import codedeps, plan
+
+    config: dict = {}
+    for name in ("config.yaml", "quick.yaml"):
+        update_config(config, yaml.safe_load((ROOT / "config" / name).read_text()))
+    registry = plan.read_registries([ROOT / "src/graphdr/datasets/registry.toml"])
+    return {
+        name
+        for name, spec in config["datasets"].items()
+        if codedeps.loader_module(registry["datasets"][spec["source"]]["loader"], ROOT / "src")
+        == f"graphdr.datasets.{module}"
+    }
+
+
+def test_generator_edit_reruns_only_the_synthetic_datasets(repo, env):
+    """A prepare job depends on its own loader's module: editing the synthetic generators
+    re-runs the synthetic datasets (and their paper stages), no dataset read from a file."""
+    synthetic = _datasets_read_by("synthetic")
+    path = repo / "src/graphdr/datasets/synthetic.py"
+    text, *times = _edit(path)
+    try:
+        jobs = planned(repo, env=env)
+    finally:
+        path.write_text(text)
+        os.utime(path, ns=tuple(times))
+    # in scope: preparations only (the paper stages below them are filtered out)
+    assert jobs and jobs <= {prepare(d) for d in synthetic}, jobs
+    # ... and the demo and the DEE optimiser study, which read files, have nothing to re-run
+    assert not synthetic & {*DATASETS, *DEE_DATASETS}
+
+
 KDA_PARAM = (
     "experiments:\n  demo:\n    methods:\n      KDA_GE: {params: {kernel: rbf, gamma: 0.05}}\n"
 )

@@ -11,13 +11,13 @@ cache, else from the registry's URLs; every file's sha256 is checked. See ``docs
 """
 
 from ._awgn import add_awgn, awgn_variance
-from ._dataset import Dataset, load_npz, save_npz
 from ._fetch import ChecksumError, DownloadError, fetch, file_sha256
 from ._images import read_idx
 from ._load import load, stratified_indices
 from ._mnist import mnist_subset, mnist_train_labels
 from ._registry import dataset_entry, dataset_files, file_entry, list_datasets, list_files
 from ._tabular import read_attribute_file
+from .prepared import Dataset, load_npz, save_npz
 from .synthetic import make_gaussian_mixture, make_swiss_roll_classes, make_uncertain_toy
 
 __all__ = [

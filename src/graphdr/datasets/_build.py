@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._dataset import Dataset
 from ._labels import class_names, encode_labels
+from .prepared import Dataset
 
 
 def build(entry: dict, X, raw_labels, *, declared=None, **fields) -> Dataset:

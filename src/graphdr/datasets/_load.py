@@ -9,9 +9,9 @@ import os
 import numpy as np
 from sklearn.model_selection import train_test_split
 
-from ._dataset import Dataset
 from ._fetch import fetch
 from ._registry import dataset_entry, file_entry
+from .prepared import Dataset
 
 # Registry loader name -> "module:function" inside graphdr.datasets. Loaders are imported when
 # used, so loading one dataset imports (and, in the workflow, depends on) its loader's module

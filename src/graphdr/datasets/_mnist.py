@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._dataset import Dataset
 from ._fetch import fetch
 from ._images import read_idx
 from ._load import _jsonable, load, stratified_indices
+from .prepared import Dataset
 
 
 def mnist_subset(n: int, random_state=0, **load_kw) -> Dataset:

@@ -10,11 +10,11 @@ import numpy as np
 
 # The modules, not the package: a job depends on the code it imports (graphdr.pipeline.codedeps),
 # and the package's __init__ would pull in every loader. The workflow adds the dataset's own
-# loader module (codedeps.loader_module), which graphdr.load imports when called.
-from graphdr.datasets._dataset import Dataset, save_npz
+# loader module (codedeps.loader_module), which graphdr.datasets.load imports when called.
 from graphdr.datasets._fetch import fetch
 from graphdr.datasets._load import load, stratified_indices
 from graphdr.datasets._registry import dataset_files, file_entry
+from graphdr.datasets.prepared import Dataset, save_npz
 from graphdr.pipeline import io
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler, Normalizer, StandardScaler
 
-from graphdr import datasets
+from graphdr.datasets.prepared import load_npz
 from graphdr.evaluation.classifiers import make_classifier
 from graphdr.evaluation.selection import select_hyperparameters
 from graphdr.pipeline import io, splits
@@ -133,7 +133,7 @@ def fit_embed(
     fold and ``class_names``. The info file (JSON) holds the parameters used, the grid choice
     and the fit/transform times (times vary run to run, so they stay out of the embedding).
     """
-    dataset = datasets.load_npz(prepared)
+    dataset = load_npz(prepared)
     parts = splits.read_fold(split_file, fold)
     X, y = dataset.X, dataset.y
     make = estimator_factory(method, preprocessing)

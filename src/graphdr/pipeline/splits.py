@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graphdr import datasets
+from graphdr.datasets.prepared import Dataset, load_npz
 from graphdr.evaluation.splits import (
     per_class_count_split,
     per_class_index_split,
@@ -26,9 +26,7 @@ from graphdr.pipeline.plan import SPLIT_KINDS, n_folds
 __all__ = ["SPLIT_KINDS", "make_splits", "n_folds", "read_fold", "split_indices"]
 
 
-def split_indices(
-    dataset: datasets.Dataset, spec: Mapping, seed: int
-) -> list[dict[str, np.ndarray]]:
+def split_indices(dataset: Dataset, spec: Mapping, seed: int) -> list[dict[str, np.ndarray]]:
     """Index arrays of every fold: a list of ``{part: indices}`` (parts train, test, maybe val).
 
     Kinds (``spec["kind"]``):
@@ -86,7 +84,7 @@ def make_splits(
     prepared: str | os.PathLike, output: str | os.PathLike, *, spec: Mapping, seed: int
 ) -> list[dict[str, np.ndarray]]:
     """Read a prepared dataset, draw the folds of ``spec`` with ``seed``, write the split file."""
-    folds = split_indices(datasets.load_npz(prepared), spec, int(seed))
+    folds = split_indices(load_npz(prepared), spec, int(seed))
     arrays = {f"{part}.{k}": idx for k, fold in enumerate(folds) for part, idx in fold.items()}
     arrays["n_folds"] = np.asarray(len(folds))
     io.write_npz(output, arrays)

@@ -37,7 +37,8 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from graphdr import datasets, reporting
+from graphdr import reporting
+from graphdr.datasets.prepared import load_npz
 from graphdr.pipeline import io
 
 __all__ = [
@@ -454,7 +455,7 @@ def akda_run(
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; expected one of {METHODS}.")
-    data = datasets.load_npz(prepared)
+    data = load_npz(prepared)
     X = np.asarray(data.X, dtype=np.float64)
     y = np.asarray(data.y)
     train, test = condition_split(y, n_per_class, seed)
@@ -512,7 +513,7 @@ def akda_toy(
     module = importlib.import_module(METHOD_MODULES["AKDA"])
     AKDA, KDA = module.AKDA, module.KDA
 
-    data = datasets.load_npz(prepared)
+    data = load_npz(prepared)
     X, y = np.asarray(data.X, dtype=np.float64), np.asarray(data.y)
     train, _ = condition_split(y, n_per_class, seed)
     X, y = X[train], y[train]

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from graphdr import datasets
+from graphdr.datasets.prepared import load_npz
 from graphdr.evaluation.splits import per_class_count_split
 from graphdr.pipeline import io
 
@@ -119,7 +119,7 @@ def recognition_run(
     otherwise fit once per dimension of the grid that the input allows. Writes and returns the
     long table (:data:`RUN_COLUMNS`).
     """
-    dataset = datasets.load_npz(prepared)
+    dataset = load_npz(prepared)
     X, y = dataset.X, dataset.y
     rows = []
     for seed in seeds:
@@ -164,7 +164,7 @@ def embedding_run(
 ) -> np.ndarray:
     """Fit ``estimator(**params)`` on every sample of ``prepared`` (labels passed; unsupervised
     methods ignore them) and write the embedding ``Z`` with ``y`` and ``class_names``."""
-    dataset = datasets.load_npz(prepared)
+    dataset = load_npz(prepared)
     model = make_estimator(estimator, params)
     Z = np.asarray(model.fit_transform(dataset.X, dataset.y), dtype=np.float64)
     arrays = {

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from graphdr import datasets
+from graphdr.datasets.prepared import load_npz
 from graphdr.pipeline import io
 
 __all__ = ["TIMING_MARK", "is_timing_output", "optimizer_run"]
@@ -55,7 +55,7 @@ def optimizer_run(
     Writes the deterministic record to ``result_path`` (npz) and the measurements to
     ``timing_path`` (JSON); returns the timing record.
     """
-    dataset = datasets.load_npz(prepared)
+    dataset = load_npz(prepared)
     make = getattr(importlib.import_module("graphdr.methods"), estimator)
     model = make(**(dict(params) | {"optimizer": optimizer}))
     _warm_up(make, params, optimizer, dataset)

@@ -27,7 +27,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from graphdr import datasets
+from graphdr.datasets._load import stratified_indices
+from graphdr.datasets.prepared import load_npz
 from graphdr.pipeline import io
 
 __all__ = [
@@ -54,7 +55,7 @@ def _take_stratified(y, pool, n, seed):
     """``n`` indices of ``pool`` (a stratified seeded draw; all of it when n >= its size)."""
     if n is None or n >= pool.size:
         return np.sort(pool)
-    return np.sort(pool[datasets.stratified_indices(y[pool], int(n), seed)])
+    return np.sort(pool[stratified_indices(y[pool], int(n), seed)])
 
 
 def split_indices(y: np.ndarray, spec: Mapping, predefined: Mapping | None = None) -> list[dict]:
@@ -109,7 +110,7 @@ def split_indices(y: np.ndarray, spec: Mapping, predefined: Mapping | None = Non
 
 def make_splits(prepared: str | os.PathLike, spec: Mapping, output: str | os.PathLike) -> list:
     """Write the task's folds as ``train<f>``, ``val<f>``, ``test<f>`` index arrays."""
-    data = datasets.load_npz(prepared)
+    data = load_npz(prepared)
     folds = split_indices(data.y, spec, data.split)
     arrays = {f"{part}{f}": idx for f, fold in enumerate(folds) for part, idx in fold.items()}
     io.write_npz(output, {"n_folds": np.int64(len(folds)), **arrays})
@@ -136,7 +137,7 @@ def estimate_uncertainty(
     duplicates skipped). The nearest-neighbour scheme with width ``beta`` gives the variances
     ``beta^2 * nn<f>``.
     """
-    data = datasets.load_npz(prepared)
+    data = load_npz(prepared)
     arrays = {}
     for f, fold in enumerate(_folds(io.read_npz(splits))):
         d2 = estimate_nn_sq_distances(data.X[fold["train"]], data.y[fold["train"]])
@@ -370,7 +371,7 @@ def select_task(
     """Run the validation grid of every method of one task; write the long score table
     (method, fold, grid point, parameters, dim, val_accuracy, test_accuracy) and the cost
     (fits, eigendecompositions, grid cells) per method."""
-    data = datasets.load_npz(prepared)
+    data = load_npz(prepared)
     folds, nn = _folds(io.read_npz(splits)), io.read_npz(uncertainty)
     frames, costs = [], {}
     for name, method in methods.items():

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from graphdr import reporting
-from graphdr.datasets import load_npz
+from graphdr.datasets.prepared import load_npz
 from graphdr.pipeline import io
 from graphdr.pipeline.papers import qmi_sweep as qs
 from graphdr.pipeline.papers.qmi_sweep import DEFAULTS, protocol, run_sweep

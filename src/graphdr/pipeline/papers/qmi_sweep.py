@@ -26,7 +26,7 @@ import scipy.linalg
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from graphdr.datasets import load_npz
+from graphdr.datasets.prepared import load_npz
 from graphdr.graphs import LPPGraph, kernel_sq_distances
 from graphdr.kernels import center_kernel_test, center_kernel_train, pairwise_kernel
 from graphdr.methods.baselines_qmi import CKFD, fusion_distances
