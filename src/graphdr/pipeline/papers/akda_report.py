@@ -91,7 +91,10 @@ def akda_tables(
                 f"MAP (%) in the {cond} condition: one linear SVM per class in each subspace. "
                 "Our averages: over the rows where the method ran, and over the rows where every "
                 "method ran; the paper's average is over its 11 DeCAF collections (Delta: first "
-                "average - paper). 'not run [k]': reason k in the notes column."
+                "average - paper; our rows are other datasets, so Delta compares levels, not "
+                "cells). The DeCAF stand-in's difficulty was calibrated so that the kernel "
+                "methods land near the paper's range: its absolute MAP is not evidence, only the "
+                "ranking of the methods on it is. 'not run [k]': reason k in the notes column."
             ),
             float_format=".2f",
         )
