@@ -318,6 +318,9 @@ def build(tmp_path_factory):
     snakemake(repo, "--unlock", env=env)
     out = snakemake(repo, "--rerun-incomplete", env=env).stdout
     record["resumed_jobs"] = jobs_in(out)
+    record["resumed_outputs"] = {  # every output of every job of the rerun, paper stages too
+        f for line in re.findall(r"    output: (.*)", out) for f in line.split(", ")
+    }
     record["markers_left"] = sorted(incomplete_markers(repo))
     record["hidden_after_resume"] = [f for f in output_files(repo) if f.name.startswith(".")]
     record["outside_quick_roots"] = outside_quick_roots(repo)
@@ -399,12 +402,8 @@ def test_killed_run_recovers_without_corrupt_output(build):
     # the stale lock stops a plain rerun, and the message gives the fix
     locked = build["locked"]
     assert locked.returncode != 0 and "--unlock" in locked.stdout, locked.stdout[-2000:]
-    # after --unlock, the rerun redid every interrupted job (named by its first output here)
-    interrupted = {
-        re.sub(rf"^({re.escape(RESULTS)}/fit/.*)\.(npz|json)$", r"\1.pkl", f)
-        for f in build["incomplete"]
-    }
-    assert interrupted <= build["resumed_jobs"]
+    # after --unlock, the rerun redid every interrupted job (of every paper)
+    assert build["incomplete"] <= build["resumed_outputs"]
     assert build["resumed_jobs"].isdisjoint(build["figure_jobs"])  # nothing finished ran twice
     assert build["markers_left"] == []
     assert build["hidden_after_resume"] == []  # temporaries of killed writers are gone
@@ -714,14 +713,11 @@ def test_rebuild_is_byte_identical(build, repo, env):
     first = build["bytes"]
     second = {f: (repo / f).read_bytes() for f in first}
     kinds = {f.suffix if stage(f) == "figures" else stage(f) for f in first}
-    # "optimizers": the DEE optimiser runs (their .timing.json files are excluded by name)
-    assert kinds == {"raw", "prepared", "splits", "fit", "scores", "tables", "optimizers"} | {
-        ".csv",
-        ".md",
-        ".tex",
-        ".pdf",
-        ".png",
-    }
+    # "optimizers": the DEE optimiser runs (their .timing.json files are excluded by name);
+    # the paper stages' own results folders; figure records (.json) next to the figures
+    stages = {"raw", "prepared", "splits", "fit", "scores", "tables", "optimizers"}
+    papers = {"akda", "dee", "ngeu", "qmi"}
+    assert kinds == stages | papers | {".csv", ".md", ".tex", ".pdf", ".png", ".json"}
     assert [str(f) for f in first if first[f] != second[f]] == []
     dee = [str(f) for f in first if "dee_optimizers" in str(f)]
     assert f"{FIGURES}/dee/dee_optimizers_iterations.csv" in dee and all(
