@@ -3,39 +3,16 @@ of the checkout, their outputs are complete and a second run has nothing to do."
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
+from test_workflow import FIGURES, MIRROR, RESULTS, clean_env, copy_checkout, snakemake
 
 pytestmark = pytest.mark.workflow
 
-ROOT = Path(__file__).resolve().parents[1]
-SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
-QUICK = ["--configfile", "config/quick.yaml"]
-FIGURES = yaml.safe_load((ROOT / "config" / "quick.yaml").read_text())["output"]["figures"]
-MIRROR = Path(os.environ.get("GRAPHDR_DATA_MIRROR") or ROOT.parent / "shared" / "datasets")
 RAW = ("mnist/t10k-images-idx3-ubyte.gz", "mnist/t10k-labels-idx1-ubyte.gz")  # AWGN-MNIST
 TARGETS = [f"{FIGURES}/ngeu/table2.csv", f"{FIGURES}/ngeu/figure3_toy.png"]
-
-
-def _run(repo, *args, env):
-    proc = subprocess.run(
-        [SNAKEMAKE, "--cores", "2", *args, *QUICK],
-        cwd=repo,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout[-5000:]
-    return proc.stdout
 
 
 @pytest.fixture(scope="module")
@@ -43,22 +20,14 @@ def repo(tmp_path_factory):
     if not all((MIRROR / raw).is_file() for raw in RAW):
         pytest.skip(f"no offline data mirror with {RAW} ({MIRROR})")
     base = tmp_path_factory.mktemp("ngeu")
-    repo = base / "repo"
-    repo.mkdir()
-    skip = shutil.ignore_patterns("__pycache__", ".snakemake", "results", "logs", "paper_figures")
-    for item in ("Snakefile", "workflow", "config", "envs", "src"):
-        if (ROOT / item).is_dir():
-            shutil.copytree(ROOT / item, repo / item, ignore=skip)
-        else:
-            shutil.copy2(ROOT / item, repo / item)
+    repo = copy_checkout(base / "repo")
     mirror = base / "mirror"
     for raw in RAW:
         (mirror / raw).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(MIRROR / raw, mirror / raw)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHDR_")}
-    env |= {"GRAPHDR_DATA_MIRROR": str(mirror), "GRAPHDR_DATA_HOME": str(base / "home")}
-    first = _run(repo, *TARGETS, env=env)
-    second = _run(repo, "-n", *TARGETS, env=env)
+    env = clean_env(GRAPHDR_DATA_MIRROR=mirror, GRAPHDR_DATA_HOME=base / "home")
+    first = snakemake(repo, *TARGETS, env=env).stdout
+    second = snakemake(repo, "-n", *TARGETS, env=env).stdout
     return {"repo": repo, "first": first, "second": second}
 
 
@@ -81,7 +50,7 @@ def test_quick_table2_and_figure3_are_complete(repo):
     assert (grid["fits"] <= grid["grid_cells"]).all()
     assert grid.loc["KDA-GE + k-NN", "fits"] < grid.loc["KDA-GE + k-NN", "grid_cells"]
     assert (figures / "figure3_toy.png").stat().st_size > 0
-    assert (repo["repo"] / "results/quick/ngeu/uncertainty/awgn.npz").is_file()
+    assert (repo["repo"] / RESULTS / "ngeu/uncertainty/awgn.npz").is_file()
 
 
 def test_second_run_has_nothing_to_do(repo):
