@@ -122,11 +122,15 @@ def write_csv(df, path: str | os.PathLike) -> None:
         df.to_csv(tmp, index=False, lineterminator="\n")
 
 
+def write_text(text: str, path: str | os.PathLike) -> None:
+    """Write ``text`` as UTF-8 (claims files, Markdown notes), atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
 def write_json(obj, path: str | os.PathLike) -> None:
     """Write JSON with sorted keys and a trailing newline (numpy scalars converted)."""
-    text = json.dumps(obj, indent=2, sort_keys=True, default=_json_default) + "\n"
-    with atomic_path(path) as tmp:
-        tmp.write_text(text)
+    write_text(json.dumps(obj, indent=2, sort_keys=True, default=_json_default) + "\n", path)
 
 
 def write_pickle(obj, path: str | os.PathLike) -> None:

@@ -254,5 +254,4 @@ def _claims(frame, paper, skipped, output):
                 )
         lines.append("")
     text = "\n".join(lines) + "\n"
-    with io.atomic_path(output) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+    io.write_text(text, output)

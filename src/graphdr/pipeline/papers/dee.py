@@ -235,8 +235,7 @@ def optimizer_claims(
                     f"(ours / paper = {ours[key] / paper[key]:.2f})."
                 )
     text = "\n".join(lines) + "\n"
-    with io.atomic_path(output) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+    io.write_text(text, output)
     return text
 
 

@@ -302,8 +302,7 @@ def recognition_claims(
         + ")."
     )
     text = "\n".join(lines) + "\n"
-    with io.atomic_path(output) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+    io.write_text(text, output)
     return text
 
 
@@ -414,6 +413,5 @@ def visualisation_table(
             + ")."
         )
     text = "\n".join(lines) + "\n"
-    with io.atomic_path(claims_output) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+    io.write_text(text, claims_output)
     return shown

@@ -204,8 +204,7 @@ def _write_claims(cmp: pd.DataFrame, table: Mapping, path, by_kernel=()) -> None
             )
     lines.append("")
     lines += _kernel_claims(table, by_kernel)
-    with io.atomic_path(path) as tmp:
-        tmp.write_text("\n".join(lines), encoding="utf-8")
+    io.write_text("\n".join(lines), path)
 
 
 def _kernel_claims(table: Mapping, by_kernel) -> list[str]:

@@ -295,8 +295,7 @@ def claim_verdicts(best, errors, claims: pd.DataFrame, output) -> str:
                 f"{CLASSIFIER_NAMES[row['classifier']]} is not run in this configuration."
             )
     text = "\n".join(lines) + "\n"
-    with io.atomic_path(output) as tmp:
-        tmp.write_text(text, encoding="utf-8")
+    io.write_text(text, output)
     return text
 
 
