@@ -29,6 +29,9 @@ import pandas as pd
 
 from graphdr.datasets._load import stratified_indices
 from graphdr.datasets.prepared import load_npz
+from graphdr.evaluation.classifiers import make_classifier
+from graphdr.evaluation.metrics import accuracy
+from graphdr.evaluation.selection import score_dimensions
 from graphdr.pipeline import io
 
 __all__ = [
@@ -288,34 +291,31 @@ def fit_grid_point(method, point, X_train, y_train, variance, n_components):
 
 
 def nested_scores(Z_train, y_train, Z_eval: Mapping, y_eval: Mapping, dims, k=1) -> list[dict]:
-    """k-NN accuracy of every ``d in dims`` on the leading ``d`` columns of one embedding."""
-    from sklearn.neighbors import KNeighborsClassifier
-
-    rows = []
-    for d in dims:
-        if d > Z_train.shape[1]:
-            continue
-        clf = KNeighborsClassifier(n_neighbors=k).fit(Z_train[:, :d], y_train)
-        rows.append(
-            {"dim": d}
-            | {
-                f"{part}_accuracy": float(np.mean(clf.predict(Z[:, :d]) == y_eval[part]))
-                for part, Z in Z_eval.items()
-            }
-        )
-    return rows
+    """k-NN accuracy of every ``d in dims`` on the leading ``d`` columns of one embedding, for
+    each evaluation part (``Z_eval``/``y_eval`` keyed by part); dims beyond the embedding's
+    columns are skipped."""
+    dims = [d for d in dims if d <= Z_train.shape[1]]
+    if not dims:
+        return []
+    knn = make_classifier("knn", k=k)
+    scores = {
+        part: score_dimensions(Z_train, y_train, Z, y_eval[part], dims, classifier=knn)
+        for part, Z in Z_eval.items()
+    }
+    return [
+        {"dim": int(d)}
+        | {f"{part}_accuracy": float(table["score"].iloc[i]) for part, table in scores.items()}
+        for i, d in enumerate(scores[next(iter(scores))]["dim"])
+    ]
 
 
 def _raw_classifier(name: str, point: Mapping, k: int, seed: int):
-    from sklearn.neighbors import KNeighborsClassifier
-    from sklearn.svm import SVC
-    from sklearn.tree import DecisionTreeClassifier
-
+    """The raw-feature baselines: k-NN, RBF SVM (C from the grid, gamma "scale"), tree."""
     if name == "knn":
-        return KNeighborsClassifier(n_neighbors=k)
+        return make_classifier("knn", k=k)
     if name == "svm":
-        return SVC(C=point["C"], kernel="rbf", gamma="scale")
-    return DecisionTreeClassifier(random_state=seed)
+        return make_classifier("rbf_svm", C=point["C"])
+    return make_classifier("tree", random_state=seed)
 
 
 def _method_rows(name, method, grid, X, y, folds, nn, k, seed, logger=None):
@@ -333,7 +333,7 @@ def _method_rows(name, method, grid, X, y, folds, nn, k, seed, logger=None):
             if _family(estimator) == "raw":
                 clf = _raw_classifier(estimator, point, k, seed).fit(Xtr, ytr)
                 acc = {
-                    f"{p}_accuracy": float(np.mean(clf.predict(X[idx]) == y_eval[p]))
+                    f"{p}_accuracy": accuracy(y_eval[p], clf.predict(X[idx]))
                     for p, idx in parts.items()
                 }
                 rows.append(record | {"dim": X.shape[1]} | acc)
