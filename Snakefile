@@ -28,6 +28,7 @@ include: "workflow/rules/common_akda.smk"
 include: "workflow/rules/paper_akda.smk"
 include: "workflow/rules/common_qmi.smk"
 include: "workflow/rules/paper_qmi.smk"
+include: "workflow/rules/claims.smk"
 
 
 # Every paper table and figure the config lists (under the figures root, output.figures).
@@ -37,6 +38,7 @@ rule all:
         paper_outputs(),
         optimizer_study_outputs(),
         registered_paper_outputs(),
+        ledger_outputs(),
 
 
 check_resource_names([r.name for r in workflow.rules])

@@ -1,0 +1,458 @@
+"""The rule registry of the claims ledger: small pure functions, one per kind of claim.
+
+A rule takes a :class:`~graphdr.ledger.vocabulary.Claim` and the rows of the tidy results frame
+that the claim selects (columns ``dataset``, ``method``, ``split``, ``value``: one metric, one
+variant) and returns a :class:`~graphdr.ledger.vocabulary.Judgement`. Rules never read files and
+hold no paper number: the paper's value and the tolerance come from the claim's row.
+
+Units of a paired test (``docs/claims.md``): datasets when the claim spans at least
+:data:`MIN_UNITS` of them (the fewest pairs for which a two-sided Wilcoxon test can reach 0.05),
+otherwise every (dataset, split) pair, the folds, draws or seeds of the protocol. Within one
+dataset, methods are compared over its splits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from graphdr.ledger import stats
+from graphdr.ledger.vocabulary import (
+    EQUIVALENT,
+    NO_DIFFERENCE,
+    NOT_REPRODUCED,
+    PARTLY,
+    REPRODUCED,
+    Claim,
+    Judgement,
+    combine,
+)
+
+__all__ = ["ALPHA", "MIN_UNITS", "RULES", "MissingResults", "judge_rule", "rule"]
+
+ALPHA = 0.05  # the level of every test; Holm-corrected over the comparisons one claim makes
+MIN_UNITS = 6  # two-sided exact Wilcoxon: 2 / 2**6 = 0.031 < 0.05; 5 pairs give at best 0.0625
+
+
+class MissingResults(ValueError):
+    """The results frame lacks a method or dataset the claim names (e.g. a reduced config)."""
+
+
+RULES: dict[str, Callable[[Claim, pd.DataFrame, float], Judgement]] = {}
+
+
+def rule(name: str):
+    """Register a rule under ``name`` (the ``rule`` column of a claims file)."""
+
+    def add(func):
+        if name in RULES:
+            raise ValueError(f"rule {name!r} is registered twice.")
+        RULES[name] = func
+        return func
+
+    return add
+
+
+def judge_rule(claim: Claim, data: pd.DataFrame, alpha: float = ALPHA) -> Judgement:
+    if claim.rule not in RULES:
+        raise ValueError(
+            f"claim {claim.paper}:{claim.claim}: unknown rule {claim.rule!r}; the rules are "
+            f"{sorted(RULES)} (graphdr.ledger.rules)."
+        )
+    return RULES[claim.rule](claim, data, alpha)
+
+
+# ---- shared pieces ---------------------------------------------------------------------------
+
+
+def _means(data: pd.DataFrame) -> pd.DataFrame:
+    """datasets x methods table of the mean over splits."""
+    return data.groupby(["dataset", "method"], sort=False)["value"].mean().unstack("method")
+
+
+def _paired(data: pd.DataFrame, a: str, b: str) -> tuple[np.ndarray, np.ndarray, str]:
+    """Paired values of methods ``a`` and ``b``: per-dataset means when there are at least
+    :data:`MIN_UNITS` datasets, else every (dataset, split) the two share."""
+    sub = data[data["method"].isin([a, b])]
+    if sub["dataset"].nunique() >= MIN_UNITS:
+        m = _means(sub).dropna()
+        return m[a].to_numpy(), m[b].to_numpy(), f"{len(m)} datasets (means over splits)"
+    wide = sub.pivot_table(index=["dataset", "split"], columns="method", values="value").dropna()
+    if a not in wide or b not in wide:
+        return np.empty(0), np.empty(0), "no shared unit"
+    nd = wide.index.get_level_values("dataset").nunique()
+    return (
+        wide[a].to_numpy(),
+        wide[b].to_numpy(),
+        f"{len(wide)} (dataset, split) pairs over {nd} dataset(s)",
+    )
+
+
+def _compare(data, a, b, sign) -> tuple[str, float, stats.Test, str]:
+    """(outcome of "a better than b", mean signed gap, test, units): yes / tie / no."""
+    x, y, units = _paired(data, a, b)
+    if x.size == 0:
+        raise MissingResults(
+            f"methods {a!r} and {b!r} share no dataset or split in the selected data."
+        )
+    gap = float(np.mean(sign * (x - y)))
+    test = stats.wilcoxon_paired(x, y)
+    return ("yes" if gap > 0 else "no") if test.p < ALPHA else "tie", gap, test, units
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.4g}"
+
+
+def _group(claim: Claim, data: pd.DataFrame) -> list[str]:
+    """The subject first, then ``versus`` (or every other method in the data)."""
+    present = list(dict.fromkeys(data["method"]))
+    others = list(claim.versus) or [m for m in present if m not in claim.subject]
+    missing = [m for m in (*claim.subject, *others) if m not in present]
+    if missing:
+        raise MissingResults(
+            f"claim {claim.paper}:{claim.claim}: no results for {missing} (have {present})."
+        )
+    return [*claim.subject, *[m for m in others if m not in claim.subject]]
+
+
+def _winners(part: pd.DataFrame, methods: list[str], sign: float, alpha: float) -> list[str]:
+    """Methods tied with the best on one dataset: the best mean, and every method its paired
+    test over the dataset's splits (Holm-corrected) cannot separate from it. One split: only
+    exact ties (1e-12 relative) share the win."""
+    means = part.groupby("method")["value"].mean().reindex(methods)
+    best = means.idxmax() if sign > 0 else means.idxmin()
+    wide = part.pivot_table(index="split", columns="method", values="value")
+    if len(wide) < 2:
+        scale = max(abs(means[best]), 1.0)
+        return [m for m in methods if abs(means[m] - means[best]) <= 1e-12 * scale]
+    others = [m for m in methods if m != best]
+    ps = [stats.wilcoxon_paired(wide[best].to_numpy(), wide[m].to_numpy()).p for m in others]
+    adjusted = stats.holm(ps) if ps else []
+    return [best] + [m for m, p in zip(others, adjusted, strict=True) if p >= alpha]
+
+
+def _win_counts(data, methods, sign, alpha) -> dict[str, int]:
+    counts = dict.fromkeys(methods, 0)
+    for _, part in data[data["method"].isin(methods)].groupby("dataset", sort=False):
+        for m in _winners(part, methods, sign, alpha):
+            counts[m] += 1
+    return counts
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    return ", ".join(f"{m} {c}" for m, c in counts.items())
+
+
+# ---- orderings ---------------------------------------------------------------------------------
+
+
+@rule("better")
+def better(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
+    """The subject beats each method of ``versus``: paired Wilcoxon test per comparison
+    (Holm-corrected); significant in the claimed direction = yes, not significant = tie."""
+    sign = 1.0 if claim.higher_is_better else -1.0
+    subject, *others = _group(claim, data)
+    results = [_compare(data, subject, v, sign) for v in others]
+    adjusted = stats.holm([r[2].p for r in results])
+    outcomes, parts = [], []
+    for v, (_, gap, test, units), p in zip(others, results, adjusted, strict=True):
+        outcome = ("yes" if gap > 0 else "no") if p < alpha else "tie"
+        outcomes.append(outcome)
+        parts.append(
+            f"vs {v}: mean gap {_fmt(gap)} ({claim.better} is better), {test.text()}, Holm p = {p:.3g}, over {units}"
+        )
+    if claim.rule == "more_wins":
+        counts = _win_counts(data, _group(claim, data), sign, alpha)
+        parts.append(f"datasets won (ties shared): {_counts_text(counts)}")
+    best = min(range(len(results)), key=lambda i: adjusted[i])
+    return Judgement(
+        combine(outcomes),
+        "; ".join(parts),
+        ours=results[best][1],
+        test=results[best][2].name,
+        statistic=results[best][2].statistic,
+        p_value=float(adjusted[best]),
+        n=results[best][2].n,
+    )
+
+
+rule("more_wins")(better)
+
+
+@rule("most_wins")
+def most_wins(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
+    """The subject wins most datasets of its group. Wins per dataset with statistical ties
+    (:func:`_winners`); then the decision over datasets: Friedman over the group, and the subject
+    against each other method by Holm-corrected paired Wilcoxon tests. Not the most wins ->
+    not reproduced; Friedman not significant -> no difference; else the post-hoc tests decide."""
+    sign = 1.0 if claim.higher_is_better else -1.0
+    methods = _group(claim, data)
+    subject = methods[0]
+    counts = _win_counts(data, methods, sign, alpha)
+    means = _means(data[data["method"].isin(methods)])[methods].dropna()
+    ranks = stats.average_ranks(means.to_numpy(), higher_is_better=sign > 0)
+    rank_text = ", ".join(f"{m} {r:.2f}" for m, r in zip(methods, ranks, strict=True))
+    evidence = f"datasets won (ties shared): {_counts_text(counts)}; average ranks over {len(means)} datasets: {rank_text}"
+    top = max(counts.values())
+    if counts[subject] < top:
+        return Judgement(NOT_REPRODUCED, evidence, ours=float(counts[subject]), n=len(means))
+    if len(methods) >= 3:
+        fr = stats.friedman(means.to_numpy())
+        evidence += f"; {fr.text()}"
+        if fr.p >= alpha:
+            return Judgement(
+                NO_DIFFERENCE, evidence, float(counts[subject]), fr.name, fr.statistic, fr.p, fr.n
+            )
+    results = [_compare(data, subject, v, sign) for v in methods[1:]]
+    adjusted = stats.holm([r[2].p for r in results])
+    outcomes = [
+        ("yes" if r[1] > 0 else "no") if p < alpha else "tie"
+        for r, p in zip(results, adjusted, strict=True)
+    ]
+    evidence += "; post-hoc: " + ", ".join(
+        f"vs {v} gap {_fmt(r[1])} Holm p = {p:.3g}"
+        for v, r, p in zip(methods[1:], results, adjusted, strict=True)
+    )
+    verdict = combine(outcomes)
+    if verdict == REPRODUCED and sum(c == top for c in counts.values()) > 1:
+        verdict = PARTLY  # tied for the most wins although better on average
+    return Judgement(
+        verdict,
+        evidence,
+        float(counts[subject]),
+        "Holm-Wilcoxon",
+        None,
+        float(min(adjusted)),
+        len(means),
+    )
+
+
+@rule("equal_wins")
+def equal_wins(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
+    """The subject wins as many datasets as ``versus[0]`` (within ``tolerance`` datasets, default
+    1) and the paired test finds no difference; equal counts with a significant gap: partly."""
+    sign = 1.0 if claim.higher_is_better else -1.0
+    methods = _group(claim, data)
+    counts = _win_counts(data, methods, sign, alpha)
+    a, b = methods[0], claim.versus[0]
+    outcome, gap, test, units = _compare(data, a, b, sign)
+    tol = 1.0 if claim.tolerance is None else claim.tolerance
+    same = abs(counts[a] - counts[b]) <= tol
+    evidence = f"datasets won (ties shared): {_counts_text(counts)}; {a} - {b} mean gap {_fmt(gap)}, {test.text()} over {units}"
+    verdict = (REPRODUCED if outcome == "tie" else PARTLY) if same else NOT_REPRODUCED
+    return Judgement(
+        verdict, evidence, float(counts[a] - counts[b]), test.name, test.statistic, test.p, test.n
+    )
+
+
+@rule("comparable")
+def comparable(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
+    """The subject and ``versus[0]`` perform alike: mean absolute gap within ``tolerance`` (in the
+    metric's unit). Gap beyond it and significant: not reproduced; beyond it but not significant:
+    partly reproduced (the test cannot separate them, the means are still apart)."""
+    if claim.tolerance is None:
+        raise ValueError(f"claim {claim.paper}:{claim.claim}: rule 'comparable' needs a tolerance.")
+    a, b = claim.subject[0], claim.versus[0]
+    x, y, units = _paired(data, a, b)
+    gap = float(np.mean(np.abs(x - y)))
+    test = stats.wilcoxon_paired(x, y)
+    evidence = f"mean |{a} - {b}| = {_fmt(gap)} (tolerance {claim.tolerance:g}), {test.text()} over {units}"
+    if gap <= claim.tolerance:
+        verdict = REPRODUCED
+    else:
+        verdict = NOT_REPRODUCED if test.p < alpha else PARTLY
+    return Judgement(verdict, evidence, gap, test.name, test.statistic, test.p, test.n)
+
+
+@rule("gain_fraction")
+def gain_fraction(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
+    """The subject improves on ``versus[0]`` by at least ``tolerance`` times the paper's gain
+    (``paper_value``, in the metric's unit). Our gain is tested over splits: significant and
+    large enough -> reproduced; significant but smaller -> partly; not significant -> no
+    difference; significant the other way -> not reproduced. A paper gain <= 0 is a claim of no
+    gain: reproduced when ours is not significantly positive."""
+    if claim.paper_value is None or claim.tolerance is None:
+        raise ValueError(
+            f"claim {claim.paper}:{claim.claim}: rule 'gain_fraction' needs paper_value (the paper's gain) and a tolerance (the fraction)."
+        )
+    sign = 1.0 if claim.higher_is_better else -1.0
+    a, b = claim.subject[0], claim.versus[0]
+    outcome, gap, test, units = _compare(data, a, b, sign)
+    paper = claim.paper_value
+    evidence = f"our gain {a} - {b} = {gap:+.3g} (paper {paper:+.3g}), {test.text()} over {units}"
+    if test.n < MIN_UNITS and outcome == "tie":
+        evidence += f" (with {test.n} unit(s) the test cannot reach p < {alpha:g}: at best {stats.min_wilcoxon_p(test.n):.3g})"
+    if paper <= 0:
+        verdict = REPRODUCED if outcome != "yes" else NOT_REPRODUCED
+    elif outcome == "yes":
+        verdict = REPRODUCED if gap >= claim.tolerance * paper else PARTLY
+    else:
+        verdict = NO_DIFFERENCE if outcome == "tie" else NOT_REPRODUCED
+    return Judgement(verdict, evidence, gap, test.name, test.statistic, test.p, test.n)
+
+
+# ---- per-dataset counts -------------------------------------------------------------------------
+
+
+@rule("extreme")
+def extreme(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
+    """On each dataset the subject is the best of its group (fewest iterations, lowest
+    objective, highest accuracy, ...: ``better`` says which), ties decided by the paired test
+    over the dataset's splits. All datasets -> reproduced; some -> partly; a dataset where the
+    subject only ties -> tie."""
+    sign = 1.0 if claim.higher_is_better else -1.0
+    methods = _group(claim, data)
+    subject = methods[0]
+    outcomes, parts = [], []
+    for d, part in data[data["method"].isin(methods)].groupby("dataset", sort=False):
+        win = _winners(part, methods, sign, alpha)
+        means = part.groupby("method")["value"].mean()
+        outcome = ("yes" if len(win) == 1 else "tie") if subject in win else "no"
+        outcomes.append(outcome)
+        ranking = sorted(methods, key=lambda m: -sign * means[m])
+        parts.append(
+            f"{d}: "
+            + " | ".join(f"{m} {_fmt(means[m])}" for m in ranking)
+            + ("" if len(win) == 1 else f" (tied: {', '.join(win)})")
+        )
+    hits = outcomes.count("yes")
+    return Judgement(
+        combine(outcomes),
+        f"{hits}/{len(outcomes)} datasets; " + "; ".join(parts),
+        ours=float(hits),
+        n=len(outcomes),
+    )
+
+
+@rule("top_set")
+def top_set(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
+    """On each dataset the subject methods (several) hold the top places of their group."""
+    sign = 1.0 if claim.higher_is_better else -1.0
+    methods = _group(claim, data)
+    k = len(claim.subject)
+    outcomes, parts = [], []
+    for d, part in data[data["method"].isin(methods)].groupby("dataset", sort=False):
+        means = part.groupby("method")["value"].mean().reindex(methods)
+        ranking = sorted(methods, key=lambda m: -sign * means[m])
+        outcomes.append("yes" if set(ranking[:k]) == set(claim.subject) else "no")
+        parts.append(f"{d}: " + " > ".join(f"{m} {_fmt(means[m])}" for m in ranking))
+    hits = outcomes.count("yes")
+    return Judgement(
+        combine(outcomes),
+        f"{hits}/{len(outcomes)} datasets; " + "; ".join(parts),
+        ours=float(hits),
+        n=len(outcomes),
+    )
+
+
+# ---- numbers and rates --------------------------------------------------------------------------
+
+
+@rule("value_close")
+def value_close(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
+    """Our value (mean over splits, per dataset) matches the paper's: the paper's value lies in
+    mean ± 2 std of our splits, or within ``tolerance`` of our mean. Judged per dataset."""
+    if claim.paper_value is None:
+        raise ValueError(
+            f"claim {claim.paper}:{claim.claim}: rule 'value_close' needs paper_value."
+        )
+    tol = claim.tolerance or 0.0
+    subject = claim.subject[0]
+    outcomes, parts, ours = [], [], []
+    for d, part in data[data["method"] == subject].groupby("dataset", sort=False):
+        v = part["value"].to_numpy(dtype=float)
+        mean, std = float(v.mean()), float(v.std(ddof=1)) if v.size > 1 else 0.0
+        ok = abs(mean - claim.paper_value) <= max(tol, 2.0 * std)
+        outcomes.append("yes" if ok else "no")
+        ours.append(mean)
+        spread = f" ± {_fmt(std)} over {v.size} splits" if v.size > 1 else ""
+        parts.append(
+            f"{d}: ours {_fmt(mean)}{spread}, paper {_fmt(claim.paper_value)}, gap {mean - claim.paper_value:+.3g}"
+        )
+    return Judgement(
+        combine(outcomes),
+        "; ".join(parts) + f" (tolerance max({tol:g}, 2 std))",
+        ours=float(np.mean(ours)),
+        n=len(outcomes),
+    )
+
+
+def _ratio(claim: Claim, data: pd.DataFrame) -> tuple[float, str]:
+    v = data[data["method"] == claim.subject[0]]["value"].to_numpy(dtype=float)
+    if v.size == 0:
+        raise MissingResults(
+            f"claim {claim.paper}:{claim.claim}: no value of {claim.subject[0]!r}."
+        )
+    med = float(np.median(v))
+    spread = f" (median of {v.size}: range {_fmt(v.min())}-{_fmt(v.max())})" if v.size > 1 else ""
+    return med, spread
+
+
+@rule("ratio_close")
+def ratio_close(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
+    """A rate (speed-up, iteration ratio) close to the paper's: the median of ours within a
+    factor ``tolerance`` of ``paper_value``; on the same side of 1 but farther: partly."""
+    if claim.paper_value is None or not claim.tolerance or claim.tolerance < 1:
+        raise ValueError(
+            f"claim {claim.paper}:{claim.claim}: rule 'ratio_close' needs paper_value and a factor tolerance >= 1."
+        )
+    med, spread = _ratio(claim, data)
+    lo, hi = claim.paper_value / claim.tolerance, claim.paper_value * claim.tolerance
+    if lo <= med <= hi:
+        verdict = REPRODUCED
+    elif (med > 1) == (claim.paper_value > 1):
+        verdict = PARTLY
+    else:
+        verdict = NOT_REPRODUCED
+    return Judgement(
+        verdict,
+        f"ours {_fmt(med)}{spread}, paper {_fmt(claim.paper_value)}, accepted {_fmt(lo)}-{_fmt(hi)}",
+        ours=med,
+    )
+
+
+@rule("at_least")
+def at_least(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
+    """A value (median over splits) at least ``tolerance`` (e.g. "an order of magnitude
+    faster": 10); at least 1 but below it: partly; below 1: not reproduced."""
+    if claim.tolerance is None:
+        raise ValueError(
+            f"claim {claim.paper}:{claim.claim}: rule 'at_least' needs a tolerance (the threshold)."
+        )
+    med, spread = _ratio(claim, data)
+    verdict = REPRODUCED if med >= claim.tolerance else (PARTLY if med >= 1 else NOT_REPRODUCED)
+    return Judgement(verdict, f"ours {_fmt(med)}{spread}, threshold {claim.tolerance:g}", ours=med)
+
+
+# ---- equivalences -------------------------------------------------------------------------------
+
+
+def equivalence_holds(claim: Claim, diagnostic: pd.DataFrame) -> Judgement | None:
+    """``equivalent by construction`` when the claim's diagnostic (``equivalence`` column,
+    ``metric<=bound``, e.g. ``max_angle_deg<=1e-3``) holds on every dataset of the claim; None
+    when it fails anywhere (the claim is then judged by its rule)."""
+    metric, bound = _parse_equivalence(claim)
+    if diagnostic.empty:
+        return None
+    per = diagnostic.groupby("dataset", sort=False)["value"].max()
+    if (per <= bound).all():
+        text = ", ".join(f"{d} {_fmt(v)}" for d, v in per.items())
+        return Judgement(
+            EQUIVALENT,
+            f"{metric} <= {bound:g} on every dataset ({text})",
+            ours=float(per.max()),
+            n=len(per),
+        )
+    return None
+
+
+def _parse_equivalence(claim: Claim) -> tuple[str, float]:
+    metric, sep, bound = claim.equivalence.partition("<=")
+    if not sep:
+        raise ValueError(
+            f"claim {claim.paper}:{claim.claim}: equivalence {claim.equivalence!r} must read 'metric<=bound'."
+        )
+    return metric.strip(), float(bound)

@@ -1,0 +1,108 @@
+"""Paired tests of the claims ledger, all from :mod:`scipy.stats` (Demšar 2006; Dietterich 1998).
+
+Small pure functions: each takes paired values and returns a :class:`Test` (name, statistic,
+p-value, number of units), so a rule can quote its evidence. Holm's step-down correction is our
+own ten lines (scipy has Bonferroni-free FDR control only, ``false_discovery_control``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+__all__ = [
+    "Test",
+    "average_ranks",
+    "friedman",
+    "holm",
+    "mcnemar_exact",
+    "min_wilcoxon_p",
+    "wilcoxon_paired",
+]
+
+
+@dataclass(frozen=True)
+class Test:
+    """Outcome of one paired test: ``p`` is two-sided; ``n`` the number of paired units."""
+
+    name: str
+    statistic: float
+    p: float
+    n: int
+
+    def text(self) -> str:
+        return f"{self.name}: statistic {self.statistic:.4g}, p = {self.p:.3g}, n = {self.n}"
+
+
+def wilcoxon_paired(a, b) -> Test:
+    """Wilcoxon signed-rank test of paired values ``a`` vs ``b`` (two-sided, exact when scipy
+    can). Pairs with a zero difference are dropped (Wilcoxon's rule); when every pair is equal
+    the test is undefined and we return ``p = 1`` (nothing distinguishes the two)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(
+            f"paired values must be two 1-D arrays of one length, got {a.shape} and {b.shape}."
+        )
+    d = a - b
+    scale = max(float(np.max(np.abs(np.concatenate([a, b])))) if a.size else 0.0, 1.0)
+    nonzero = np.abs(d) > 1e-12 * scale  # round-off is not a difference
+    if not nonzero.any():
+        return Test("Wilcoxon signed-rank", 0.0, 1.0, int(a.size))
+    res = stats.wilcoxon(d[nonzero])
+    return Test("Wilcoxon signed-rank", float(res.statistic), float(res.pvalue), int(a.size))
+
+
+def min_wilcoxon_p(n: int) -> float:
+    """The smallest two-sided p-value the exact Wilcoxon test can give with ``n`` pairs:
+    every difference of one sign, ``2 / 2**n``. Below 6 pairs it exceeds 0.05."""
+    return 1.0 if n < 1 else min(1.0, 2.0 / 2.0**n)
+
+
+def mcnemar_exact(correct_a, correct_b) -> Test:
+    """Exact McNemar test on one test set: a binomial test of the discordant pairs,
+    ``binomtest(b, b + c, 0.5)`` (b: only ``a`` right, c: only ``b`` right)."""
+    a, b = np.asarray(correct_a, dtype=bool), np.asarray(correct_b, dtype=bool)
+    if a.shape != b.shape:
+        raise ValueError(
+            f"per-sample correctness of both methods needs one shape, got {a.shape} and {b.shape}."
+        )
+    only_a, only_b = int(np.sum(a & ~b)), int(np.sum(~a & b))
+    if only_a + only_b == 0:
+        return Test("exact McNemar", 0.0, 1.0, int(a.size))
+    res = stats.binomtest(only_a, only_a + only_b, 0.5)
+    return Test("exact McNemar", float(only_a), float(res.pvalue), int(a.size))
+
+
+def friedman(matrix) -> Test:
+    """Friedman test over blocks (rows) of k >= 3 methods (columns)."""
+    m = np.asarray(matrix, dtype=float)
+    if m.ndim != 2 or m.shape[1] < 3:
+        raise ValueError(
+            f"Friedman needs a blocks x methods matrix with at least 3 methods, got shape {m.shape}."
+        )
+    if m.shape[0] < 2 or np.all(np.ptp(m, axis=1) == 0):
+        return Test("Friedman", 0.0, 1.0, int(m.shape[0]))
+    res = stats.friedmanchisquare(*m.T)
+    return Test("Friedman", float(res.statistic), float(res.pvalue), int(m.shape[0]))
+
+
+def average_ranks(matrix, *, higher_is_better: bool) -> np.ndarray:
+    """Average rank of each column over the rows (1 = best; ties share their mean rank)."""
+    m = np.asarray(matrix, dtype=float)
+    ranked = stats.rankdata(-m if higher_is_better else m, axis=1)
+    return ranked.mean(axis=0)
+
+
+def holm(pvalues) -> np.ndarray:
+    """Holm's step-down adjusted p-values (family-wise error control), in input order."""
+    p = np.asarray(pvalues, dtype=float)
+    order = np.argsort(p, kind="stable")
+    m = p.size
+    adjusted = np.empty_like(p)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        adjusted[i] = running
+    return adjusted
