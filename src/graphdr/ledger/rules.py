@@ -98,7 +98,13 @@ def _compare(data, a, b, sign) -> tuple[str, float, stats.Test, str]:
             f"methods {a!r} and {b!r} share no dataset or split in the selected data."
         )
     gap = float(np.mean(sign * (x - y)))
-    test = stats.wilcoxon_paired(x, y)
+    binary = np.isin(x, (0.0, 1.0)).all() and np.isin(y, (0.0, 1.0)).all()
+    if binary and data["dataset"].nunique() == 1 and x.size >= MIN_UNITS:
+        # per-sample correctness on one test set (metric "correct", one split per sample)
+        test = stats.mcnemar_exact(x > 0.5, y > 0.5)
+        units = f"{x.size} test samples (exact McNemar)"
+    else:
+        test = stats.wilcoxon_paired(x, y)
     return ("yes" if gap > 0 else "no") if test.p < ALPHA else "tie", gap, test, units
 
 
