@@ -11,7 +11,14 @@ QMI_STUDIES = {
 QMI_VISUALS = QMI.get("visualisations", {}).get("datasets", [])
 QMI_ALL_CLASSIFIERS = ["ncc", "knn", "linear_svm", "rbf_svm"]
 # keys of a study that name its outputs, not what a sweep computes (editing them re-runs no fit)
-QMI_LAYOUT_KEYS = ("datasets", "tables", "curves", "sizes_reference", "enabled")
+QMI_LAYOUT_KEYS = (
+    "datasets",
+    "tables",
+    "curves",
+    "sizes_reference",
+    "enabled",
+    "sensitivity_of",
+)
 
 
 def qmi_protocol(study):
@@ -69,6 +76,8 @@ def qmi_outputs():
             outputs += expand(rules.qmi_curves.output, qmi_study=study)
     for dataset in QMI_VISUALS:
         outputs += expand(rules.qmi_visualise.output, dataset=dataset)
+    if QMI_STUDIES:
+        outputs += list(rules.collect_qmi_results.output)
     return outputs
 
 

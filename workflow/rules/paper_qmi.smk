@@ -63,10 +63,9 @@ rule qmi_table:
 
 
 rule qmi_summary:
-    """Table I / VI (sizes, decompositions), the sweep's timing and the claims' verdicts."""
+    """Table I / VI (sizes, decompositions) and the sweep's timing."""
     input:
         runs=qmi_run_files,
-        claims=QMI.get("claims", "config/references/qmi_claims.csv"),
         sizes=lambda w: QMI_STUDIES[w.qmi_study].get("sizes_reference", []),
         code=code("graphdr.pipeline.papers.qmi"),
     output:
@@ -76,7 +75,6 @@ rule qmi_summary:
         timing_csv=figures("qmi/{qmi_study}_sweep_timing.csv"),
         timing_md=figures("qmi/{qmi_study}_sweep_timing.md"),
         timing_tex=figures("qmi/{qmi_study}_sweep_timing.tex"),
-        claims=figures("qmi/{qmi_study}_claims.md"),
         long=results("qmi/tables/{qmi_study}_min_errors.csv"),
     log:
         logs("qmi_summary/{qmi_study}.log"),
@@ -95,6 +93,36 @@ rule qmi_summary:
         runs=lambda w: qmi_runs(w.qmi_study),
     script:
         "../scripts/qmi_summary.py"
+
+
+rule collect_qmi_results:
+    """The tidy results frame of paper 001 for the claims ledger: every study, one row per fold."""
+    input:
+        runs=lambda w: [f for study in QMI_STUDIES for run in qmi_runs(study) for f in run[1:]],
+        code=code("graphdr.pipeline.papers.qmi"),
+    output:
+        csv=figures("qmi/qmi_results.csv"),
+    log:
+        logs("collect_qmi_results/qmi.log"),
+    benchmark:
+        results("benchmarks/collect_qmi_results/qmi.tsv")
+    localrule: True
+    conda:
+        "../../envs/plot.yaml"
+    threads: resource("collect_qmi_results", "threads")
+    resources:
+        mem_mb=resource("collect_qmi_results", "mem_mb"),
+        runtime=resource("collect_qmi_results", "runtime"),
+    params:
+        studies=lambda w: {
+            study: {
+                "runs": qmi_runs(study),
+                "sensitivity_of": QMI_STUDIES[study].get("sensitivity_of"),
+            }
+            for study in QMI_STUDIES
+        },
+    script:
+        "../scripts/collect_qmi_results.py"
 
 
 rule qmi_curves:

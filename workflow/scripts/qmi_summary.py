@@ -1,4 +1,4 @@
-"""Rule qmi_summary: dataset table, sweep timing and claim verdicts of a study (paper 001).
+"""Rule qmi_summary: dataset table and sweep timing of a study (paper 001).
 
 Run by Snakemake, or by hand for debugging (`python workflow/scripts/qmi_summary.py`): the example job
 below is then rebuilt from the workflow (edit its wildcards to debug another job).
@@ -22,10 +22,8 @@ with runtime.job(snakemake):
     qmi.study_summary(
         {label: files for label, *files in snakemake.params.runs},
         study=snakemake.wildcards.qmi_study,
-        claims_reference=snakemake.input.claims,
         sizes_reference=snakemake.input.sizes or None,
         datasets_stem=snakemake.output.datasets_csv[: -len(".csv")],
         timing_stem=snakemake.output.timing_csv[: -len(".csv")],
-        claims_output=snakemake.output.claims,
         long_output=snakemake.output.long,
     )

@@ -30,7 +30,7 @@ from graphdr.ledger.vocabulary import (
     combine,
 )
 
-__all__ = ["ALPHA", "MIN_UNITS", "RULES", "MissingResults", "judge_rule", "rule"]
+__all__ = ["ALPHA", "MIN_UNITS", "RULES", "MissingResults", "judge_rule", "rule", "win_counts"]
 
 ALPHA = 0.05  # the level of every test; Holm-corrected over the comparisons one claim makes
 MIN_UNITS = 6  # two-sided exact Wilcoxon: 2 / 2**6 = 0.031 < 0.05; 5 pairs give at best 0.0625
@@ -138,6 +138,14 @@ def _winners(part: pd.DataFrame, methods: list[str], sign: float, alpha: float) 
     ps = [stats.wilcoxon_paired(wide[best].to_numpy(), wide[m].to_numpy()).p for m in others]
     adjusted = stats.holm(ps) if ps else []
     return [best] + [m for m, p in zip(others, adjusted, strict=True) if p >= alpha]
+
+
+def win_counts(
+    data: pd.DataFrame, methods: list[str], *, higher_is_better: bool, alpha: float = ALPHA
+) -> dict[str, int]:
+    """Datasets won by each of ``methods`` (columns dataset, method, split, value), ties shared
+    by the per-dataset paired test (:func:`_winners`): the count every win-based rule uses."""
+    return _win_counts(data, methods, 1.0 if higher_is_better else -1.0, alpha)
 
 
 def _win_counts(data, methods, sign, alpha) -> dict[str, int]:

@@ -28,7 +28,8 @@ from graphdr.pipeline.papers.qmi_sweep import DEFAULTS, protocol, run_sweep
 
 __all__ = [
     "DEFAULTS",
-    "claim_verdicts",
+    "results_frame",
+    "write_results",
     "min_error_table",
     "protocol",
     "classifier_table",
@@ -62,31 +63,50 @@ def min_error_table(errors: pd.DataFrame) -> pd.DataFrame:
     return best.rename(columns={"error": "min_error"}).reset_index(drop=True)
 
 
-def wins(best: pd.DataFrame, classifier: str, tol: float = 1e-12) -> dict[str, int]:
-    """Datasets on which each method reaches the lowest error of its group (ties: all win)."""
+def wins(errors: pd.DataFrame, classifier: str) -> dict[str, int]:
+    """Datasets on which each method is best within its group (kernel / linear), at the cell's
+    dimension, with the ledger's ties: every method the paired Wilcoxon test over folds
+    (Holm-corrected, the ledger's level) cannot separate from the best shares the win."""
+    from graphdr.ledger.rules import ALPHA, win_counts
+
+    best = min_error_table(errors)[["dataset", "method", "classifier", "dim"]]
+    cell = errors.merge(best, on=["dataset", "method", "classifier", "dim"])
+    cell = cell[cell["classifier"] == classifier]
+    data = pd.DataFrame(
+        {
+            "dataset": cell["dataset"],
+            "method": cell["method"],
+            "split": cell["fold"],
+            "value": cell["error"],
+        }
+    )
     counts = {}
-    sub = best[best["classifier"] == classifier]
     for members in GROUPS.values():
-        part = sub[sub["method"].isin(members)]
-        low = part.groupby("dataset")["min_error"].transform("min")
-        winners = part[part["min_error"] <= low + tol]
-        for m in members:
-            if m in set(part["method"]):
-                counts[m] = int((winners["method"] == m).sum())
+        present = [m for m in members if m in set(data["method"])]
+        if present:
+            counts.update(win_counts(data, present, higher_is_better=False, alpha=ALPHA))
     return counts
 
 
-def _display(best, classifier, methods, labels) -> pd.DataFrame:
+def _display(errors, classifier, methods, labels) -> pd.DataFrame:
+    best = min_error_table(errors)
     sub = best[best["classifier"] == classifier].set_index(["dataset", "method"])
+    cell = errors.merge(
+        best[["dataset", "method", "classifier", "dim"]],
+        on=["dataset", "method", "classifier", "dim"],
+    )
+    std = cell[cell["classifier"] == classifier].groupby(["dataset", "method"])["error"].std(ddof=1)
     rows = []
     for d in labels:
         row = {"dataset": d}
         for m in methods:
             r = sub.loc[(d, m)]
-            row[m] = f"{100 * r['min_error']:.2f} ({int(r['dim'])})"
+            row[m] = f"{100 * r['min_error']:.2f} ± {100 * std.loc[(d, m)]:.2f} ({int(r['dim'])})"
         rows.append(row)
-    w = wins(best, classifier)
-    rows.append({"dataset": "wins (within group)", **{m: str(w.get(m, 0)) for m in methods}})
+    w = wins(errors, classifier)
+    rows.append(
+        {"dataset": "wins (within group; ties by test)", **{m: str(w.get(m, 0)) for m in methods}}
+    )
     return pd.DataFrame(rows)
 
 
@@ -107,14 +127,15 @@ def classifier_table(runs, *, cfg: Mapping, classifier: str, name: str, stem) ->
     """One of Tables II-V / VII-VIII: rows datasets, columns methods, cells ``error (dim)``."""
     cfg = protocol(cfg)
     errors, _, _ = load_runs(runs)
-    best = min_error_table(errors)
-    methods = [m for m in cfg["methods"] if m in set(best["method"])]
-    shown = _display(best, classifier, methods, list(runs))
+    methods = [m for m in cfg["methods"] if m in set(errors["method"])]
+    shown = _display(errors, classifier, methods, list(runs))
     caption = (
         f"{name} (reproduced): {CLASSIFIER_NAMES[classifier]} error (%) after each DR method, "
-        f"the minimum over dimensions of the {cfg['folds']}-fold CV error, the dimension in "
-        "parentheses; last row: datasets won within the kernel / linear group. The paper's "
-        "values are not available (table bodies lost in the paper text): see NOTES.md."
+        f"the minimum over dimensions of the {cfg['folds']}-fold CV error, ± the std over the "
+        "folds at that dimension, the dimension in parentheses; last row: datasets won within "
+        "the kernel / linear group (methods that a paired Wilcoxon test over the folds, "
+        "Holm-corrected at the ledger's level, cannot separate from the best share the win). The "
+        "paper's values are not available (table bodies lost in the paper text): see NOTES.md."
     )
     reporting.write_table(shown, stem, caption=caption)
     return shown
@@ -124,15 +145,13 @@ def study_summary(
     runs,
     *,
     study: str,
-    claims_reference,
     datasets_stem,
     timing_stem,
-    claims_output,
     long_output,
     sizes_reference=None,
 ) -> None:
-    """Table I / VI (dataset sizes and decomposition counts), the sweep's measured times, the
-    long table of minimum errors and the verdict of each claim of the paper on this study."""
+    """Table I / VI (dataset sizes and decomposition counts), the sweep's measured times and the
+    long table of minimum errors (the claims are judged by the ledger on :func:`results_frame`)."""
     errors, records, timings = load_runs(runs)
     best = min_error_table(errors)
     io.write_csv(best, long_output)
@@ -188,8 +207,6 @@ def study_summary(
         "seconds are the load-independent measure (their sum / 2 = the wall time of the sweep "
         "on 2 free cores).",
     )
-    claims = pd.read_csv(claims_reference)
-    claim_verdicts(best, errors, claims[claims["study"] == study], claims_output)
 
 
 def _with_paper_sizes(info: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
@@ -214,89 +231,57 @@ def _with_paper_sizes(info: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     return shown[order].astype({c: "Int64" for c in order[1:]})
 
 
-# ---- claims ----------------------------------------------------------------------------------
+# ---- the tidy results frame of the claims ledger ------------------------------------------------
 
 
-def _group_of(method: str) -> str:
-    return next(g for g, members in GROUPS.items() if method in members)
+def results_frame(studies: Mapping[str, Mapping]) -> pd.DataFrame:
+    """Paper 001's tidy results frame (``docs/claims.md``): one row per fold.
 
-
-def _curve_means(errors: pd.DataFrame, classifier: str) -> pd.Series:
-    """Mean over datasets of each method's mean error over its dimension curve."""
-    sub = errors[errors["classifier"] == classifier]
-    per = sub.groupby(["dataset", "method", "dim"])["error"].mean().reset_index()
-    return per.groupby(["dataset", "method"])["error"].mean().groupby("method").mean()
-
-
-def _verdict_line(row, best, errors) -> str:
-    clf, method = row["classifier"], row["method"]
-    versus = [v for v in str(row.get("versus", "") or "").split(";") if v and v != "nan"]
-    w = wins(best, clf)
-    sub = best[best["classifier"] == clf]
-    mean_err = sub.groupby("method")["min_error"].mean()
-    group = [m for m in GROUPS[_group_of(method)] if m in w]
-    wins_text = ", ".join(f"{m} {w[m]}" for m in group)
-    rule = row["rule"]
-    if rule == "most_wins":
-        top = max(w[m] for m in group)
-        tied = [m for m in group if w[m] == top]
-        if w[method] == top and len(tied) == 1:
-            verdict = "reproduced"
-        elif w[method] == top:
-            verdict = f"reproduced (tied with {', '.join(m for m in tied if m != method)})"
-        else:
-            verdict = "not reproduced"
-    elif rule == "more_wins":
-        hits = [v for v in versus if w[method] > w[v]]
-        verdict = (
-            "reproduced"
-            if len(hits) == len(versus)
-            else ("partly reproduced" if hits else "not reproduced")
-        )
-    elif rule in ("comparable", "equal_wins"):
-        v = versus[0]
-        gap = abs(mean_err[method] - mean_err[v]) * 100
-        close = abs(w[method] - w[v]) <= 1 if rule == "equal_wins" else gap <= 1.0
-        verdict = "reproduced" if close else "not reproduced"
-        wins_text += (
-            f"; mean minimum error {method} {100 * mean_err[method]:.2f}%, "
-            f"{v} {100 * mean_err[v]:.2f}% (gap {gap:.2f} pp)"
-        )
-    elif rule == "lowest_curve":
-        means = _curve_means(errors, clf)
-        group_means = means[[m for m in group if m in means.index]]
-        verdict = "reproduced" if group_means.idxmin() == method else "not reproduced"
-        wins_text = "mean error over the dimension curve: " + ", ".join(
-            f"{m} {100 * e:.2f}%" for m, e in group_means.sort_values().items()
-        )
-    else:
-        raise ValueError(f"unknown claim rule {rule!r}")
-    return (
-        f"* **{row['claim']}** ({row['source']}, {CLASSIFIER_NAMES[clf]}): "
-        f'"{row["statement"]}" — **{verdict}**. Wins within the {_group_of(method)} group: '
-        f"{wins_text}."
-    )
-
-
-def claim_verdicts(best, errors, claims: pd.DataFrame, output) -> str:
-    """Markdown: one verdict per claim, every number read from our tables."""
-    lines = [
-        "Claims of the paper checked on our reproduction (wins counted within the kernel or "
-        "the linear group; ties count for every tied method).",
-        "",
-    ]
-    run = set(best["classifier"])
-    for _, row in claims.iterrows():
-        if row["classifier"] in run:
-            lines.append(_verdict_line(row, best, errors))
-        else:
-            lines.append(
-                f"* **{row['claim']}** ({row['source']}): not checked, "
-                f"{CLASSIFIER_NAMES[row['classifier']]} is not run in this configuration."
+    ``studies`` maps a study name to ``{"runs": <as load_runs>, "sensitivity_of": str | None}``;
+    a study with ``sensitivity_of`` enters as that study's variant named after itself. Metrics
+    (percent): ``error`` — each fold's error at the dimension of the table cell (the minimum of
+    the fold-averaged curve, ties: the smallest dimension); ``curve_mean_error`` — each fold's
+    mean error over the dimension curve (Figures 5-6: the whole curve, not its best point).
+    """
+    parts = []
+    for name, spec in studies.items():
+        errors = load_runs(spec["runs"])[0]
+        base = spec.get("sensitivity_of") or name
+        variant = name if spec.get("sensitivity_of") else "primary"
+        best = min_error_table(errors)[["dataset", "method", "classifier", "dim"]]
+        cell = errors.merge(best, on=["dataset", "method", "classifier", "dim"])
+        cell = cell.assign(metric="error", value=100.0 * cell["error"])
+        curve = errors.groupby(["dataset", "method", "classifier", "fold"], sort=False)["error"]
+        curve = curve.mean().reset_index().assign(dim="", metric="curve_mean_error")
+        curve["value"] = 100.0 * curve.pop("error")
+        for frame in (cell, curve):
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "paper": "qmi",
+                        "study": base,
+                        "variant": variant,
+                        "dataset": frame["dataset"],
+                        "method": frame["method"],
+                        "classifier": frame["classifier"],
+                        "dimension": frame["dim"].astype(str),
+                        "split": frame["fold"].astype(int).astype(str),
+                        "metric": frame["metric"],
+                        "value": frame["value"].round(10),
+                    }
+                )
             )
-    text = "\n".join(lines) + "\n"
-    io.write_text(text, output)
-    return text
+    out = pd.concat(parts, ignore_index=True)
+    keys = ["study", "variant", "metric", "classifier", "dataset", "method", "split"]
+    order = out["split"].astype(int)
+    return out.assign(_o=order).sort_values([*keys[:-1], "_o"], kind="stable").drop(columns="_o")
+
+
+def write_results(studies: Mapping[str, Mapping], output) -> pd.DataFrame:
+    """:func:`results_frame`, written as CSV (deterministic bytes)."""
+    frame = results_frame(studies)
+    io.write_csv(frame, output)
+    return frame
 
 
 # ---- figures ---------------------------------------------------------------------------------

@@ -1,0 +1,365 @@
+"""The claims ledger: each rule on hand-made frames (a case per verdict), the paired tests against
+scipy.stats on known data, the claims files of the four papers, the no-paper-numbers-in-code
+check and the NOTES-versus-generated consistency."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sps
+
+from graphdr import ledger
+from graphdr.ledger import rules, scorecard
+from graphdr.ledger import stats as lstats
+from graphdr.ledger.vocabulary import (
+    EQUIVALENT,
+    NO_DIFFERENCE,
+    NOT_CHECKED,
+    NOT_REPRODUCED,
+    PARTLY,
+    REPRODUCED,
+    Claim,
+    combine,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCES = ROOT / "config" / "references"
+
+
+def frame(
+    offsets: dict[str, float], *, datasets=8, splits=10, noise=0.01, seed=0, per_dataset=None
+):
+    """Tidy frame: value = 0.7 + offset[method] (+ per-dataset offsets) + noise."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for d in range(datasets):
+        for s in range(splits):
+            for m, off in offsets.items():
+                extra = (per_dataset or {}).get((d, m), 0.0)
+                rows.append(
+                    {
+                        "paper": "x",
+                        "study": "s",
+                        "variant": "primary",
+                        "dataset": f"d{d}",
+                        "method": m,
+                        "classifier": "ncc",
+                        "dimension": "",
+                        "split": str(s),
+                        "metric": "acc",
+                        "value": 0.7 + off + extra + rng.normal(0.0, noise),
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def claim(rule, subject=("A",), versus=("B",), **kw):
+    base = dict(
+        paper="x",
+        claim="c",
+        study="s",
+        kind="ordering",
+        source="",
+        statement="",
+        rule=rule,
+        subject=tuple(subject),
+        versus=tuple(versus),
+        metric="acc",
+        better="higher",
+    )
+    return Claim(**(base | kw))
+
+
+def verdict(c, f):
+    return ledger.judge([c], f).iloc[0]["verdict"]
+
+
+# ---- the paired tests against scipy.stats ------------------------------------------------------
+
+
+def test_wilcoxon_matches_scipy_and_drops_zero_differences():
+    a = np.array([1.0, 2.5, 3.1, 4.7, 5.2, 6.9, 7.0, 8.8])
+    b = np.array([1.2, 2.0, 2.0, 4.0, 5.2, 6.1, 6.4, 8.0])
+    got = lstats.wilcoxon_paired(a, b)
+    d = (a - b)[a != b]
+    ref = sps.wilcoxon(d)
+    assert got.p == pytest.approx(ref.pvalue) and got.statistic == pytest.approx(ref.statistic)
+    assert lstats.wilcoxon_paired(a, a).p == 1.0  # nothing distinguishes equal values
+
+
+def test_mcnemar_is_the_exact_binomial_test_of_discordant_pairs():
+    a = np.array([1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0, 1], bool)
+    b = np.array([0, 0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0], bool)
+    got = lstats.mcnemar_exact(a, b)
+    assert got.statistic == 6 and got.p == pytest.approx(sps.binomtest(6, 7, 0.5).pvalue)
+
+
+def test_friedman_and_average_ranks_match_scipy():
+    m = np.array([[1.0, 2.0, 3.0], [1.5, 2.5, 2.0], [0.5, 3.0, 2.9], [1.0, 2.2, 3.3]])
+    assert lstats.friedman(m).p == pytest.approx(sps.friedmanchisquare(*m.T).pvalue)
+    assert lstats.average_ranks(m, higher_is_better=False).tolist() == pytest.approx(
+        [1.0, 2.5, 2.5]
+    )
+
+
+def test_holm_step_down_on_a_textbook_example():
+    # p = (0.01, 0.04, 0.03, 0.005): sorted 0.005*4, 0.01*3, 0.03*2, 0.04*1 -> monotone max
+    assert lstats.holm([0.01, 0.04, 0.03, 0.005]).tolist() == pytest.approx(
+        [0.03, 0.06, 0.06, 0.02]
+    )
+
+
+def test_min_wilcoxon_p_is_what_scipy_gives_for_one_sign():
+    for n in (3, 5, 6, 8):
+        assert lstats.min_wilcoxon_p(n) == pytest.approx(sps.wilcoxon(np.arange(1.0, n + 1)).pvalue)
+
+
+# ---- one case per verdict ----------------------------------------------------------------------
+
+
+def test_better_reproduced_no_difference_not_reproduced_partly():
+    assert verdict(claim("better"), frame({"A": 0.05, "B": 0.0})) == REPRODUCED
+    assert verdict(claim("better"), frame({"A": 0.0, "B": 0.0}, noise=0.05)) == NO_DIFFERENCE
+    assert verdict(claim("better"), frame({"A": -0.05, "B": 0.0})) == NOT_REPRODUCED
+    two = claim("better", versus=("B", "C"))
+    assert verdict(two, frame({"A": 0.05, "B": 0.0, "C": 0.05}, noise=0.002)) == PARTLY
+
+
+def test_better_with_few_datasets_uses_splits_and_lower_is_better():
+    f = frame({"A": -0.05, "B": 0.0}, datasets=2)
+    out = ledger.judge([claim("better", better="lower")], f).iloc[0]
+    assert out["verdict"] == REPRODUCED and "(dataset, split) pairs" in out["evidence"]
+
+
+def test_most_wins_every_outcome():
+    methods = {"A": 0.05, "B": 0.0, "C": 0.0}
+    assert verdict(claim("most_wins", versus=()), frame(methods)) == REPRODUCED
+    assert verdict(claim("most_wins", versus=(), subject=("B",)), frame(methods)) == NOT_REPRODUCED
+    tied = frame({"A": 0.0, "B": 0.0, "C": 0.0}, noise=0.05)
+    assert verdict(claim("most_wins", versus=()), tied) in (NO_DIFFERENCE, NOT_REPRODUCED)
+    # A wins everywhere but is indistinguishable from B (B wins half): partly or no difference
+    half = {(d, "B"): 0.05 for d in range(4)}
+    f = frame({"A": 0.05, "B": 0.0, "C": 0.0}, per_dataset=half, noise=0.001)
+    assert verdict(claim("most_wins", versus=()), f) == PARTLY
+
+
+def test_ties_within_the_test_share_the_win():
+    f = frame({"A": 0.0, "B": 0.0005, "C": -0.2}, noise=0.02)
+    data = f.rename(columns={})[["dataset", "method", "split", "value"]]
+    counts = rules.win_counts(data, ["A", "B", "C"], higher_is_better=True)
+    assert counts["A"] >= 6 and counts["B"] >= 6 and counts["C"] == 0
+
+
+def test_comparable_and_equal_wins():
+    assert verdict(claim("comparable", tolerance=0.01), frame({"A": 0.0, "B": 0.001})) == REPRODUCED
+    assert (
+        verdict(claim("comparable", tolerance=0.01), frame({"A": 0.0, "B": 0.05})) == NOT_REPRODUCED
+    )
+    noisy = frame({"A": 0.0, "B": 0.02}, datasets=2, splits=3, noise=0.05)
+    assert verdict(claim("comparable", tolerance=0.001), noisy) == PARTLY
+    assert (
+        verdict(
+            claim("equal_wins", versus=("B",), tolerance=1),
+            frame({"A": 0.0, "B": 0.0, "C": -0.1}, noise=0.05),
+        )
+        == REPRODUCED
+    )
+    assert verdict(claim("equal_wins", tolerance=1), frame({"A": 0.1, "B": 0.0})) == NOT_REPRODUCED
+
+
+def test_gain_fraction_outcomes():
+    f = frame({"A": 0.05, "B": 0.0}, datasets=1, splits=10)
+    assert verdict(claim("gain_fraction", paper_value=0.06, tolerance=0.5), f) == REPRODUCED
+    assert verdict(claim("gain_fraction", paper_value=0.5, tolerance=0.5), f) == PARTLY
+    flat = frame({"A": 0.0, "B": 0.0}, datasets=1, splits=10, noise=0.05)
+    assert verdict(claim("gain_fraction", paper_value=0.06, tolerance=0.5), flat) == NO_DIFFERENCE
+    worse = frame({"A": -0.05, "B": 0.0}, datasets=1, splits=10)
+    assert verdict(claim("gain_fraction", paper_value=0.06, tolerance=0.5), worse) == NOT_REPRODUCED
+    assert verdict(claim("gain_fraction", paper_value=-0.02, tolerance=0.5), flat) == REPRODUCED
+
+
+def test_gain_on_one_test_set_uses_exact_mcnemar():
+    rng = np.random.default_rng(1)
+    rows = []
+    for s in range(300):
+        for m, p in (("A", 0.9), ("B", 0.7)):
+            rows.append(
+                dict(
+                    paper="x",
+                    study="s",
+                    variant="primary",
+                    dataset="d",
+                    method=m,
+                    classifier="",
+                    dimension="",
+                    split=str(s),
+                    metric="acc",
+                    value=float(rng.random() < p),
+                )
+            )
+    out = ledger.judge(
+        [claim("gain_fraction", paper_value=0.2, tolerance=0.5)], pd.DataFrame(rows)
+    ).iloc[0]
+    assert out["test"] == "exact McNemar" and out["verdict"] == REPRODUCED
+
+
+def test_extreme_top_set_value_and_rates():
+    f = frame({"A": -0.1, "B": 0.0, "C": 0.1})
+    assert verdict(claim("extreme", versus=(), better="lower"), f) == REPRODUCED
+    half = {(d, "A"): 0.3 for d in range(4)}
+    assert (
+        verdict(
+            claim("extreme", versus=(), better="lower"),
+            frame({"A": -0.1, "B": 0.0}, per_dataset=half),
+        )
+        == PARTLY
+    )
+    assert verdict(claim("extreme", versus=()), f) == NOT_REPRODUCED
+    assert verdict(claim("top_set", subject=("B", "C"), versus=()), f) == REPRODUCED
+    one = frame({"A": 0.0}, datasets=1)
+    assert (
+        verdict(claim("value_close", versus=(), paper_value=0.7, tolerance=0.01), one) == REPRODUCED
+    )
+    assert (
+        verdict(claim("value_close", versus=(), paper_value=0.9, tolerance=0.01), one)
+        == NOT_REPRODUCED
+    )
+    rate = frame({"A": 9.3}, datasets=1, noise=0.0)  # value 10.0
+    assert (
+        verdict(claim("ratio_close", versus=(), paper_value=12.0, tolerance=1.5), rate)
+        == REPRODUCED
+    )
+    assert verdict(claim("ratio_close", versus=(), paper_value=38.0, tolerance=1.5), rate) == PARTLY
+    assert (
+        verdict(claim("ratio_close", versus=(), paper_value=0.5, tolerance=1.5), rate)
+        == NOT_REPRODUCED
+    )
+    assert verdict(claim("at_least", versus=(), tolerance=10.0), rate) == REPRODUCED
+    assert verdict(claim("at_least", versus=(), tolerance=20.0), rate) == PARTLY
+
+
+def test_equivalence_by_construction_and_not_checked():
+    f = frame({"A": 0.0, "B": 0.0})
+    diag = f[f["method"] == "A"].assign(metric="angle_deg", value=1e-9)
+    c = claim("comparable", tolerance=0.02, equivalence="angle_deg<=1e-6")
+    assert verdict(c, pd.concat([f, diag])) == EQUIVALENT
+    assert verdict(c, pd.concat([f, diag.assign(value=5.0)])) == REPRODUCED  # judged by its rule
+    nc = claim("", status=NOT_CHECKED, reason="text lost")
+    out = ledger.judge([nc], f).iloc[0]
+    assert out["verdict"] == NOT_CHECKED and out["evidence"] == "text lost"
+    missing = ledger.judge([claim("better", versus=("Z",))], f).iloc[0]
+    assert missing["verdict"] == NOT_CHECKED and "Z" in missing["evidence"]
+
+
+def test_combine_vocabulary():
+    assert combine(["yes", "yes"]) == REPRODUCED
+    assert combine(["yes", "no"]) == PARTLY
+    assert combine(["tie", "no"]) == NOT_REPRODUCED
+    assert combine(["tie", "tie"]) == NO_DIFFERENCE
+
+
+def test_sensitivity_variant_that_flips_is_reported():
+    f = frame({"A": 0.05, "B": 0.0})
+    g = frame({"A": -0.05, "B": 0.0}).assign(variant="reg=1")
+    verdicts = ledger.judge([claim("better")], pd.concat([f, g]))
+    table = ledger.sensitivity_table(verdicts)
+    assert table.to_dict("records") == [
+        {
+            "paper": "x",
+            "claim": "c",
+            "variant": "reg=1",
+            "primary": REPRODUCED,
+            "verdict": NOT_REPRODUCED,
+            "flips": "yes",
+        }
+    ]
+
+
+def test_writers_and_notes_consistency(tmp_path):
+    f = frame({"A": 0.05, "B": 0.0})
+    verdicts = ledger.judge(
+        [claim("better"), claim("", claim="c2", status=NOT_CHECKED, reason="lost")], f
+    )
+    scorecard.write_paper_verdicts(
+        verdicts, csv_path=tmp_path / "v.csv", md_path=tmp_path / "v.md", title="X"
+    )
+    card = scorecard.write_scorecard(
+        [verdicts], titles={"x": "Paper X"}, csv_path=tmp_path / "C.csv", md_path=tmp_path / "C.md"
+    )
+    assert list(card["verdict"]) == [REPRODUCED, NOT_CHECKED]
+    assert "reproduced 1" in (tmp_path / "v.md").read_text()
+    assert (
+        scorecard.notes_mismatches(
+            "as shown [claim c: reproduced] and [claim c2: not checked]", verdicts
+        )
+        == []
+    )
+    assert scorecard.notes_mismatches("[claim c: not reproduced]", verdicts) == [
+        "[claim c: not reproduced] but the ledger says 'reproduced'"
+    ]
+
+
+# ---- the claims files of the papers ------------------------------------------------------------
+
+
+def test_read_claims_rejects_bad_rows(tmp_path):
+    good = (REFERENCES / "qmi_claims.csv").read_text().splitlines()
+    header = good[0]
+    bad = tmp_path / "p_claims.csv"
+    bad.write_text(header + "\n" + good[1].replace("most_wins", "most_winz") + "\n")
+    with pytest.raises(ValueError, match="unknown rule 'most_winz'"):
+        ledger.read_claims(bad)
+    bad.write_text(header + "\n" + good[1] + "\n" + good[1] + "\n")
+    with pytest.raises(ValueError, match="unique id"):
+        ledger.read_claims(bad)
+
+
+@pytest.mark.parametrize("path", sorted(REFERENCES.glob("*_claims.csv")), ids=lambda p: p.stem)
+def test_claims_files_parse(path):
+    claims = ledger.read_claims(path)
+    assert claims and all(c.status == NOT_CHECKED or c.rule in ledger.RULES for c in claims)
+
+
+def _paper_numbers() -> set[str]:
+    """Numbers of the papers (claims files and reference tables) precise enough to be
+    recognisable: at least three significant digits."""
+    numbers = set()
+    for path in REFERENCES.glob("*.csv"):
+        for token in re.findall(r"(?<![\w.])\d+\.\d+|(?<![\w.])\d{3,}(?![\w.])", path.read_text()):
+            digits = (
+                token.replace(".", "").lstrip("0").rstrip("0") if "." in token else token.strip("0")
+            )
+            if len(digits) >= 3:
+                numbers.add(token)
+    return numbers
+
+
+def test_no_paper_number_in_code():
+    numbers = _paper_numbers()
+    assert numbers, "the reference files hold the papers' numbers"
+    offenders = []
+    files = [
+        *ROOT.glob("src/**/*.py"),
+        *ROOT.glob("workflow/**/*.py"),
+        *ROOT.glob("workflow/**/*.smk"),
+    ]
+    for path in files:
+        text = path.read_text()
+        for token in re.findall(r"(?<![\w.])\d+\.\d+(?![\w.])", text):
+            if token in numbers:
+                offenders.append(f"{path.relative_to(ROOT)}: {token}")
+    assert not offenders, f"paper numbers in code (they belong in config/references/): {offenders}"
+
+
+@pytest.mark.parametrize("paper", ["qmi", "akda", "dee", "ngeu"])
+def test_notes_quote_the_generated_verdicts(paper):
+    notes = ROOT / "paper_figures" / paper / "NOTES.md"
+    generated = ROOT / "paper_figures" / paper / f"{paper}_verdicts.csv"
+    if not generated.exists():
+        pytest.skip(f"{paper} has no generated verdicts yet")
+    verdicts = pd.read_csv(generated, dtype=str, keep_default_na=False)
+    assert scorecard.notes_mismatches(notes.read_text(), verdicts) == []
