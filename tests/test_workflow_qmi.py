@@ -26,9 +26,8 @@ RAW = ("Yale_32x32.mat", "uci/keel/iris.dat")
 TARGETS = [
     f"{FIGURES}/qmi/benchmarks_ncc.md",
     f"{FIGURES}/qmi/benchmarks_linear_svm.md",
-    f"{FIGURES}/qmi/benchmarks_claims.md",
+    f"{FIGURES}/qmi/qmi_verdicts.md",
     f"{FIGURES}/qmi/faces_ncc.md",
-    f"{FIGURES}/qmi/faces_claims.md",
     f"{FIGURES}/qmi/faces_curves.pdf",
     f"{FIGURES}/qmi/qmi_swiss_roll_kernel.pdf",
 ]
@@ -54,15 +53,17 @@ def test_quick_targets_and_their_outputs(run):
     out = run["repo"] / FIGURES / "qmi"
     table = pd.read_csv(out / "benchmarks_ncc.csv")
     assert list(table.columns) == ["dataset", *METHODS]
-    assert list(table["dataset"]) == ["Iris", "Wine", "wins (within group)"]
-    cell = table.loc[0, "KQMI"]  # "error (dim)", dim <= C-1 = 2
-    assert cell.endswith(("(1)", "(2)"))
+    assert list(table["dataset"]) == ["Iris", "Wine", "wins (within group; ties by test)"]
+    cell = table.loc[0, "KQMI"]  # "error ± std (dim)", dim <= C-1 = 2
+    assert " ± " in cell and cell.endswith(("(1)", "(2)"))
     sizes = pd.read_csv(out / "benchmarks_datasets.csv")
     assert sizes[["n", "d", "C"]].to_numpy().tolist() == [[150, 4, 3], [178, 13, 3]]
     # one kernel EVD + KLPP's eigenproblem per fold, 3 folds
     assert (sizes["decompositions"] == 6).all()
-    claims = (out / "benchmarks_claims.md").read_text()
-    assert "**C1**" in claims and "not checked" in claims  # 3-NN / RBF SVM are not run
+    verdicts = pd.read_csv(out / "qmi_verdicts.csv", keep_default_na=False)
+    primary = verdicts[verdicts["variant"] == "primary"].set_index("claim")["verdict"]
+    assert len(primary) == len(pd.read_csv(ROOT / "config/references/qmi_claims.csv"))
+    assert primary["C5"] == "not checked"  # 3-NN is not run in the quick config
     faces = pd.read_csv(out / "faces_datasets.csv")
     assert "JAFFE (not available: user-supplied file only)" in set(faces["dataset"])
     for name in ("faces_curves.png", "qmi_swiss_roll_kernel.png", "qmi_swiss_roll_linear.png"):
@@ -81,5 +82,5 @@ def test_nothing_to_redo_and_a_table_edit_reruns_no_sweep(run):
     finally:
         module.write_text(text)
     jobs = set(re.findall(r"^(?:local)?rule (\w+):", out, flags=re.MULTILINE))
-    assert {"qmi_table", "qmi_summary", "qmi_curves", "qmi_visualise"} <= jobs
+    assert {"qmi_table", "qmi_summary", "qmi_curves", "qmi_visualise", "judge_claims"} <= jobs
     assert "qmi_sweep" not in jobs
