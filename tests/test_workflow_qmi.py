@@ -84,3 +84,16 @@ def test_nothing_to_redo_and_a_table_edit_reruns_no_sweep(run):
     jobs = set(re.findall(r"^(?:local)?rule (\w+):", out, flags=re.MULTILINE))
     assert {"qmi_table", "qmi_summary", "qmi_curves", "qmi_visualise", "judge_claims"} <= jobs
     assert "qmi_sweep" not in jobs
+
+
+def test_a_claim_edit_reruns_only_the_ledger_jobs(run):
+    repo, env = run["repo"], run["env"]
+    path = repo / "config" / "references" / "qmi_claims.csv"
+    text = path.read_text()
+    path.write_text(text.replace(",comparable,1.0,", ",comparable,2.0,", 1))
+    try:
+        out = snakemake(repo, "-n", *TARGETS, env=env).stdout
+    finally:
+        path.write_text(text)
+    jobs = set(re.findall(r"^(?:local)?rule (\w+):", out, flags=re.MULTILINE))
+    assert jobs == {"judge_claims"}  # the scorecard is not among these targets

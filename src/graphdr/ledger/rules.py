@@ -80,8 +80,10 @@ def _paired(data: pd.DataFrame, a: str, b: str) -> tuple[np.ndarray, np.ndarray,
         m = _means(sub).dropna()
         return m[a].to_numpy(), m[b].to_numpy(), f"{len(m)} datasets (means over splits)"
     wide = sub.pivot_table(index=["dataset", "split"], columns="method", values="value").dropna()
-    if a not in wide or b not in wide:
-        return np.empty(0), np.empty(0), "no shared unit"
+    if a not in wide or b not in wide or wide.empty:
+        raise MissingResults(
+            f"methods {a!r} and {b!r} share no dataset or split in the selected data."
+        )
     nd = wide.index.get_level_values("dataset").nunique()
     return (
         wide[a].to_numpy(),
@@ -106,6 +108,18 @@ def _compare(data, a, b, sign) -> tuple[str, float, stats.Test, str]:
     else:
         test = stats.wilcoxon_paired(x, y)
     return ("yes" if gap > 0 else "no") if test.p < ALPHA else "tie", gap, test, units
+
+
+def _blocks(data: pd.DataFrame, methods: list[str]) -> tuple[pd.DataFrame, str]:
+    """Blocks x methods for Friedman: per-dataset means with at least :data:`MIN_UNITS`
+    datasets, else every (dataset, split) (the same units as :func:`_paired`)."""
+    if data["dataset"].nunique() >= MIN_UNITS:
+        m = _means(data)[methods].dropna()
+        return m, f"{len(m)} datasets"
+    wide = data.pivot_table(index=["dataset", "split"], columns="method", values="value")[
+        methods
+    ].dropna()
+    return wide, f"{len(wide)} (dataset, split) blocks"
 
 
 def _fmt(v: float) -> str:
@@ -206,10 +220,10 @@ def most_wins(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     methods = _group(claim, data)
     subject = methods[0]
     counts = _win_counts(data, methods, sign, alpha)
-    means = _means(data[data["method"].isin(methods)])[methods].dropna()
+    means, blocks = _blocks(data[data["method"].isin(methods)], methods)
     ranks = stats.average_ranks(means.to_numpy(), higher_is_better=sign > 0)
     rank_text = ", ".join(f"{m} {r:.2f}" for m, r in zip(methods, ranks, strict=True))
-    evidence = f"datasets won (ties shared): {_counts_text(counts)}; average ranks over {len(means)} datasets: {rank_text}"
+    evidence = f"datasets won (ties shared): {_counts_text(counts)}; average ranks over {blocks}: {rank_text}"
     top = max(counts.values())
     if counts[subject] < top:
         return Judgement(NOT_REPRODUCED, evidence, ours=float(counts[subject]), n=len(means))
