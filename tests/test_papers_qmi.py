@@ -182,7 +182,10 @@ def test_fold_errors_cover_every_method_classifier_and_dimension(data):
     X_tr, y_tr, X_te, y_te = data
     cfg = qmi.protocol({"max_dim": 6, "classifiers": ["ncc", "knn", "rbf_svm"]})
     frame, counts = qs.fold_errors(X_tr, y_tr, X_te, y_te, cfg)
+    angles = counts.pop("angles")
     assert counts == {"decompositions": 2, "svm_capped": 0}
+    # KQMI / GDA and LQMI / LDA span one subspace here (full-rank kernel, the ledger's diagnostic)
+    assert set(angles) == {"KQMI~GDA", "LQMI~LDA"} and max(angles.values()) < 1e-2
     assert set(frame["method"]) == set(cfg["methods"])
     dims = frame[frame["classifier"] == "ncc"].groupby("method")["dim"].max()
     assert dims["KQMI"] == dims["LQMI"] == dims["GDA"] == 3  # C-1

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable
+from dataclasses import replace
 
 import pandas as pd
 
@@ -213,7 +214,7 @@ def judge_claim(claim: Claim, frame: pd.DataFrame, alpha: float = ALPHA) -> list
         judgement = None
         if claim.equivalence:
             metric = claim.equivalence.partition("<=")[0].strip()
-            diag = _select(frame, claim, metric)
+            diag = _select(frame, replace(claim, classifier=""), metric)  # any classifier
             judgement = equivalence_holds(claim, diag[diag["variant"] == variant])
         if judgement is None:
             try:

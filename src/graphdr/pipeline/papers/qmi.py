@@ -241,11 +241,13 @@ def results_frame(studies: Mapping[str, Mapping]) -> pd.DataFrame:
     a study with ``sensitivity_of`` enters as that study's variant named after itself. Metrics
     (percent): ``error`` — each fold's error at the dimension of the table cell (the minimum of
     the fold-averaged curve, ties: the smallest dimension); ``curve_mean_error`` — each fold's
-    mean error over the dimension curve (Figures 5-6: the whole curve, not its best point).
+    mean error over the dimension curve (Figures 5-6: the whole curve, not its best point);
+    ``angle_<A>_<B>_deg`` — each fold's largest principal angle between the training embeddings
+    of two methods that coincide by construction (the ledger's equivalence diagnostic).
     """
     parts = []
     for name, spec in studies.items():
-        errors = load_runs(spec["runs"])[0]
+        errors, records, _ = load_runs(spec["runs"])
         base = spec.get("sensitivity_of") or name
         variant = name if spec.get("sensitivity_of") else "primary"
         best = min_error_table(errors)[["dataset", "method", "classifier", "dim"]]
@@ -271,6 +273,24 @@ def results_frame(studies: Mapping[str, Mapping]) -> pd.DataFrame:
                     }
                 )
             )
+        angles = [
+            {
+                "paper": "qmi",
+                "study": base,
+                "variant": variant,
+                "dataset": d,
+                "method": pair.split("~")[0],
+                "classifier": "",
+                "dimension": "",
+                "split": str(fold),
+                "metric": f"angle_{pair.replace('~', '_')}_deg",
+                "value": angle,
+            }
+            for d, rec in records.items()
+            for pair, per_fold in rec.get("subspace_angles_deg", {}).items()
+            for fold, angle in enumerate(per_fold)
+        ]
+        parts.append(pd.DataFrame(angles, columns=parts[-1].columns))
     out = pd.concat(parts, ignore_index=True)
     keys = ["study", "variant", "metric", "classifier", "dataset", "method", "split"]
     order = out["split"].astype(int)

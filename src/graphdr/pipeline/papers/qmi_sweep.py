@@ -430,11 +430,39 @@ def method_embeddings(X_train, y_train, X_test, cfg: Mapping) -> tuple[dict, int
     return out, n_dec, ckfd
 
 
+#: Method pairs that coincide by construction under the paper's settings when the centred kernel
+#: keeps (numerically) full rank (KQMI / GDA) or the class weights are equal (LQMI / LDA): the
+#: largest principal angle between their training embeddings is the ledger's diagnostic.
+EQUIVALENT_PAIRS = (("KQMI", "GDA"), ("LQMI", "LDA"))
+
+
+def subspace_angle_deg(A: np.ndarray, B: np.ndarray) -> float:
+    """Largest principal angle (degrees) between the column spans of two embeddings of the same
+    samples (``scipy.linalg.subspace_angles``), on their common leading dimensions."""
+    from scipy.linalg import subspace_angles
+
+    k = min(A.shape[1], B.shape[1])
+    if k == 0:
+        return float("nan")
+    return float(np.degrees(subspace_angles(A[:, :k], B[:, :k]).max()))
+
+
+def equivalence_angles(embeddings: Mapping) -> dict[str, float]:
+    """The diagnostic of :data:`EQUIVALENT_PAIRS` present in ``embeddings`` (``"A~B"`` keys)."""
+    return {
+        f"{a}~{b}": subspace_angle_deg(embeddings[a].train, embeddings[b].train)
+        for a, b in EQUIVALENT_PAIRS
+        if a in embeddings and b in embeddings
+    }
+
+
 def fold_errors(X_train, y_train, X_test, y_test, cfg: Mapping) -> tuple[pd.DataFrame, dict]:
     """Errors of every (method, classifier, dimension) on one fold, and its counts: the O(N^3)
-    decompositions and the SVM fits stopped at the iteration cap."""
+    decompositions, the SVM fits stopped at the iteration cap, and the subspace angles of the
+    method pairs that coincide by construction (:func:`equivalence_angles`)."""
     X_train, X_test = scale_features(X_train, X_test, cfg["preprocessing"])
     embeddings, n_dec, _ = method_embeddings(X_train, y_train, X_test, cfg)
+    angles = equivalence_angles(embeddings)
     n_classes = np.unique(y_train).size
     rows, capped = [], 0
     for m, emb in embeddings.items():
@@ -451,7 +479,7 @@ def fold_errors(X_train, y_train, X_test, y_test, cfg: Mapping) -> tuple[pd.Data
                 capped += n_capped
             rows += [(m, clf, d, e) for d, e in zip(dims, errs, strict=True)]
     frame = pd.DataFrame(rows, columns=["method", "classifier", "dim", "error"])
-    return frame, {"decompositions": n_dec, "svm_capped": capped}
+    return frame, {"decompositions": n_dec, "svm_capped": capped, "angles": angles}
 
 
 def _errors(method, emb, clf, y_train, y_test, dims, cfg):
@@ -491,7 +519,7 @@ def sweep_dataset(X, y, cfg: Mapping, folds: Sequence | None = None):
     CPU of this process) per fold.
     """
     folds = folds or stratified_folds(y, int(cfg["folds"]), int(cfg["seed"]))
-    frames, n_dec, capped, seconds, cpu = [], 0, 0, [], []
+    frames, n_dec, capped, seconds, cpu, angles = [], 0, 0, [], [], {}
     for i, (tr, te) in enumerate(folds):
         start, start_cpu = time.perf_counter(), time.process_time()
         frame, counts = fold_errors(X[tr], y[tr], X[te], y[te], cfg)
@@ -500,6 +528,8 @@ def sweep_dataset(X, y, cfg: Mapping, folds: Sequence | None = None):
         frames.append(frame.assign(fold=i))
         n_dec += counts["decompositions"]
         capped += counts["svm_capped"]
+        for pair, angle in counts["angles"].items():
+            angles.setdefault(pair, []).append(angle)
     errors = pd.concat(frames, ignore_index=True)
     record = {
         "n_folds": len(folds),
@@ -507,6 +537,7 @@ def sweep_dataset(X, y, cfg: Mapping, folds: Sequence | None = None):
         "svm_capped": capped,
         "fold_seconds": seconds,
         "fold_cpu_seconds": cpu,
+        "subspace_angles_deg": angles,
     }
     return errors, record
 
@@ -529,6 +560,9 @@ def run_sweep(prepared, cfg: Mapping, *, errors, record, timing) -> pd.DataFrame
             "n_folds": rec["n_folds"],
             "n_decompositions": rec["n_decompositions"],
             "svm_capped": rec["svm_capped"],
+            "subspace_angles_deg": {
+                k: [round(a, 10) for a in v] for k, v in rec["subspace_angles_deg"].items()
+            },
         },
         record,
     )
