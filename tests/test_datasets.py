@@ -679,3 +679,16 @@ def test_dataset_validation_messages():
         Dataset("d", X, np.array([0, 1, 1, 0]), ["a", "b"], sample_variance=np.ones(3))
     sub = Dataset("d", X, np.array([0, 1, 1, 0]), ["a", "b"]).subset([1, 2])
     assert sub.y.tolist() == [1, 1] and sub.n_classes == 2
+
+
+_WITH_CLASS_SIZES = sorted(n for n in gd.list_datasets() if "class_sizes" in gd.dataset_entry(n))
+
+
+@pytest.mark.parametrize("name", _WITH_CLASS_SIZES)
+def test_registry_class_sizes_match_the_data(mirror, name):
+    """The workflow's config checks trust these numbers (per-class split counts)."""
+    ds = cached(name)
+    counts = np.bincount(ds.y, minlength=ds.n_classes)
+    entry = gd.dataset_entry(name)
+    assert entry["class_sizes"] == [int(counts.min()), int(counts.max())]
+    assert entry["shape"] == [ds.n_samples, ds.n_features, ds.n_classes]
