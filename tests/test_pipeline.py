@@ -133,6 +133,25 @@ def test_writers_remove_what_a_killed_writer_left(tmp_path):
     assert not killed.exists() and not killed_stem.exists()
 
 
+@pytest.mark.parametrize("umask", [0o022, 0o027, 0o077])
+def test_outputs_get_the_mode_of_an_ordinary_file(tmp_path, umask):
+    """0644 under umask 022 (mkstemp alone gives 0600: collaborators could not read outputs)."""
+    old = os.umask(umask)
+    try:
+        io.write_npz(tmp_path / "a.npz", {"x": np.arange(3)})
+        io.write_csv(pd.DataFrame({"a": [1]}), tmp_path / "b.csv")
+        io.write_json({"a": 1}, tmp_path / "c.json")
+        io.write_pickle([1], tmp_path / "d.pkl")
+        io.write_text("x", tmp_path / "e.md")
+        with io.atomic_stem(tmp_path / "f", [".txt"]) as stem:
+            Path(f"{stem}.txt").write_text("x")
+        (tmp_path / "ordinary").write_text("x")
+    finally:
+        os.umask(old)
+    modes = {p.name: p.stat().st_mode & 0o777 for p in tmp_path.iterdir()}
+    assert set(modes.values()) == {0o666 & ~umask}, {k: oct(v) for k, v in modes.items()}
+
+
 def test_csv_json_pickle_roundtrip(tmp_path):
     df = pd.DataFrame({"a": [1, 2], "b": [0.1, 1 / 3]})
     io.write_csv(df, tmp_path / "x.csv")
