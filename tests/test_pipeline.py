@@ -910,7 +910,50 @@ def test_job_logs_threads_and_failures(tmp_path):
     text = log.read_text()
     assert "rule fake_rule, wildcards {'dataset': 'x'}" in text
     assert "'numba': 1" in text
-    assert "job failed" in text and "ZeroDivisionError" in text
+    # the log ends with the error (not with "done"): the last line is the exception itself
+    assert text.rstrip().splitlines()[-1] == "ZeroDivisionError: division by zero"
+    assert "ERROR graphdr.pipeline: job failed" in text and "Traceback" in text
+    assert " done\n" not in text
+
+
+def test_job_log_of_a_success_ends_with_done(tmp_path):
+    log = tmp_path / "job.log"
+    try:
+        with runtime.job(_FakeSnakemake(log)) as logger:
+            logger.info("working")
+    finally:
+        runtime._active_limits.restore_original_limits()
+    assert log.read_text().rstrip().endswith("INFO graphdr.pipeline: done")
+
+
+@pytest.mark.parametrize("inside_job", [False, True])
+def test_script_errors_end_the_log_once(tmp_path, inside_job):
+    """An error before runtime.job opens the log (a failing import) ends the log too."""
+    log = tmp_path / "job.log"  # Snakemake creates the log's directory
+    body = (
+        "from graphdr.pipeline import runtime\n"
+        "with runtime.job(snakemake):\n"
+        "    raise KeyError('inside')\n"
+        if inside_job
+        else "import graphdr.no_such_module\n"
+    )
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'workflow' / 'scripts')!r})\n"
+        "import _bootstrap\n"
+        "class S:\n"
+        "    threads, rule, wildcards = 1, 'fake_rule', {}\n"
+        f"    log = [{str(log)!r}]\n"
+        "snakemake = S()\n"
+        "_bootstrap.start(globals())\n" + body
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode != 0
+    text = log.read_text()
+    last = "KeyError: 'inside'" if inside_job else "No module named 'graphdr.no_such_module'"
+    assert text.rstrip().splitlines()[-1].endswith(last), text
+    assert text.count("Traceback") == 1, text
+    assert last in out.stderr  # and Snakemake's own report still shows it
 
 
 def test_script_bootstrap_exports_the_runtime_thread_variables():
