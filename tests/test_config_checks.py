@@ -323,3 +323,19 @@ def test_snakemake_dry_run_stops_before_any_job(tmp_path, overlay, message):
     assert out.returncode != 0
     assert message in out.stderr + out.stdout
     assert "KeyError" not in out.stderr + out.stdout
+
+
+def test_workflow_modules_load_by_path_with_the_standard_library_only():
+    """common.smk loads these by path at parse time: no numpy, no graphdr (dry runs stay fast)."""
+    code = (
+        "import importlib.util, sys\n"
+        "for name in ('plan', 'codedeps', 'checks'):\n"
+        f"    path = {str(SRC / 'graphdr' / 'pipeline')!r} + f'/{{name}}.py'\n"
+        "    spec = importlib.util.spec_from_file_location(f'_wf_{name}', path)\n"
+        "    spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
+        "third = sorted(m for m in sys.modules if m.split('.')[0] in\n"
+        "               ('numpy', 'graphdr', 'scipy', 'sklearn', 'numba', 'yaml', 'pandas'))\n"
+        "print(third)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
