@@ -26,7 +26,7 @@ import scipy.io.arff
 import sklearn.datasets
 
 import graphdr.datasets as gd
-from graphdr.datasets import ChecksumError, Dataset, DownloadError, fetch, load
+from graphdr.datasets import ChecksumError, Dataset, DownloadError, _fetch, fetch, load
 
 ROOT = Path(__file__).resolve().parents[1]
 _DEFAULT_MIRROR = ROOT.parent / "shared" / "datasets"
@@ -71,6 +71,7 @@ def isolated(monkeypatch, tmp_path, request):
         raise ConnectionError(f"no network in tests ({url})")
 
     monkeypatch.setattr(pooch, "retrieve", offline)
+    monkeypatch.setattr(_fetch, "RETRY_DELAYS", (0.0,))  # network retries without the waits
 
 
 _LOADED: dict[str, Dataset] = {}
@@ -244,7 +245,8 @@ def test_zip_archive_member_is_verified_before_installing(mirror, tmp_path, monk
     monkeypatch.setattr(pooch, "retrieve", _fake_retrieve(sources, calls))
     home = tmp_path / "home"
     path = fetch(rel, mirror=tmp_path / "no_mirror", data_home=home)
-    assert calls == [entry["urls"][0], entry["archives"][0]["url"]]
+    attempts = [entry["urls"][0]] * _fetch.DOWNLOAD_ATTEMPTS  # a network error: tried again
+    assert calls == [*attempts, entry["archives"][0]["url"]]
     assert path == home / rel and _sha256(path) == entry["sha256"]
     assert [p.name for p in home.rglob("*") if p.is_file()] == ["glass.dat"]
 
@@ -252,6 +254,40 @@ def test_zip_archive_member_is_verified_before_installing(mirror, tmp_path, monk
 def test_offline_without_mirror_says_how_to_provide_the_file(tmp_path):
     with pytest.raises(DownloadError, match="GRAPHDR_DATA_MIRROR"):
         fetch("uci/keel/iris.dat", mirror=tmp_path / "none", data_home=tmp_path / "home")
+
+
+def test_missing_mirror_directory_is_named_as_such(tmp_path):
+    with pytest.raises(DownloadError, match=r"the mirror directory .*none does not exist"):
+        fetch("uci/keel/iris.dat", mirror=tmp_path / "none", data_home=tmp_path / "home")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(DownloadError, match=r"the mirror .*empty has no uci/keel/iris.dat") as err:
+        fetch("uci/keel/iris.dat", mirror=tmp_path / "empty", data_home=tmp_path / "home")
+    assert "does not exist" not in str(err.value)
+
+
+def test_network_errors_are_retried_but_wrong_bytes_are_not(mirror, tmp_path, monkeypatch):
+    rel = "uci/keel/wine.dat"
+    url = gd.file_entry(rel)["urls"][0]
+    calls = []
+    serve = _fake_retrieve({url: mirror / rel}, calls)
+
+    def flaky(url, *args, **kwargs):  # the network fails twice, then answers
+        if len(calls) < 2:
+            calls.append(url)
+            raise ConnectionError("connection reset")
+        return serve(url, *args, **kwargs)
+
+    monkeypatch.setattr(pooch, "retrieve", flaky)
+    path = fetch(rel, mirror=tmp_path / "no_mirror", data_home=tmp_path / "home")
+    assert calls == [url] * 3 and _sha256(path) == gd.file_entry(rel)["sha256"]
+
+    wrong = tmp_path / "wrong.dat"
+    wrong.write_text("@relation wine\n")
+    calls.clear()
+    monkeypatch.setattr(pooch, "retrieve", _fake_retrieve({url: wrong}, calls))
+    with pytest.raises(ChecksumError):
+        fetch(rel, mirror=tmp_path / "no_mirror", data_home=tmp_path / "home2")
+    assert calls.count(url) == 1  # the same URL would send the same wrong bytes
 
 
 def test_mnist_train_images_need_a_download(mirror, tmp_path):
@@ -679,3 +715,16 @@ def test_dataset_validation_messages():
         Dataset("d", X, np.array([0, 1, 1, 0]), ["a", "b"], sample_variance=np.ones(3))
     sub = Dataset("d", X, np.array([0, 1, 1, 0]), ["a", "b"]).subset([1, 2])
     assert sub.y.tolist() == [1, 1] and sub.n_classes == 2
+
+
+_WITH_CLASS_SIZES = sorted(n for n in gd.list_datasets() if "class_sizes" in gd.dataset_entry(n))
+
+
+@pytest.mark.parametrize("name", _WITH_CLASS_SIZES)
+def test_registry_class_sizes_match_the_data(mirror, name):
+    """The workflow's config checks trust these numbers (per-class split counts)."""
+    ds = cached(name)
+    counts = np.bincount(ds.y, minlength=ds.n_classes)
+    entry = gd.dataset_entry(name)
+    assert entry["class_sizes"] == [int(counts.min()), int(counts.max())]
+    assert entry["shape"] == [ds.n_samples, ds.n_features, ds.n_classes]

@@ -5,6 +5,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 
 def _run(env_update, tmp_path):
     code = textwrap.dedent(
@@ -46,3 +48,48 @@ def test_default_cache_dir_is_per_user(tmp_path):
     out = _run(env, tmp_path)
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "xdg" / "graphdr" / "numba").is_dir()
+
+
+_TWO_KERNELS = """
+import warnings
+warnings.simplefilter("always")
+from graphdr._numba import njit
+
+@njit
+def add(a, b):
+    return a + b
+
+@njit
+def mul(a, b):
+    return a * b
+
+print(add(2, 3), mul(2, 3))
+"""
+
+
+def _run_two(tmp_path, cache):
+    script = tmp_path / "two_kernels.py"
+    script.write_text(_TWO_KERNELS)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["5", "6"]
+    return out.stderr
+
+
+@pytest.mark.parametrize(
+    ("pattern", "garbage"),
+    [("*.nbi", b"not a pickle"), ("*.nbc", b"\x80\x04truncated"), ("*.nb*", b"")],
+)
+def test_corrupted_cache_compiles_in_memory_says_so_once_and_heals(tmp_path, pattern, garbage):
+    cache = tmp_path / "cache"
+    assert "could not be read" not in _run_two(tmp_path, cache)  # fills the cache
+    corrupted = sorted(cache.rglob(pattern))
+    assert len(corrupted) >= 2, "both kernels should have cache files"
+    for path in corrupted:
+        path.write_bytes(garbage)
+    stderr = _run_two(tmp_path, cache)
+    assert stderr.count("could not be read") == 1, stderr
+    assert "compiling in memory" in stderr
+    # the entries were rewritten: the next run loads them without a word
+    assert "could not be read" not in _run_two(tmp_path, cache)

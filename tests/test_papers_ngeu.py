@@ -61,6 +61,33 @@ def test_cv_split_partitions_the_first_samples():
         np.testing.assert_array_equal(np.sort(np.concatenate(parts)), np.arange(90))
 
 
+@pytest.mark.parametrize(
+    ("spec", "match"),
+    [
+        ({"kind": "ordered", "train": 7, "val": 2, "test": 2}, "needs 11 samples per class"),
+        ({"kind": "ordered", "train": 8, "val": 2, "test": None}, "smallest class has 10"),
+        (
+            {"kind": "stratified", "train": 15, "val": 12, "test": 5},
+            "test part asks for 5 samples, but only 3",
+        ),
+        ({"kind": "stratified", "train": 31, "val": 1, "test": None}, "train part asks for 31"),
+    ],
+)
+def test_splits_larger_than_the_data_are_refused_not_cut_short(spec, match):
+    y = np.repeat(np.arange(3), 10)
+    with pytest.raises(ValueError, match=match):
+        ngeu.split_indices(y, spec)
+
+
+def test_splits_that_fit_exactly_are_kept():
+    y = np.repeat(np.arange(3), 10)
+    (fold,) = ngeu.split_indices(y, {"kind": "ordered", "train": 7, "val": 2, "test": 1})
+    assert fold["test"].size == 3
+    spec = {"kind": "stratified", "train": 15, "val": 9, "test": 6}
+    (fold,) = ngeu.split_indices(y, spec)
+    assert [fold[p].size for p in ("train", "val", "test")] == [15, 9, 6]
+
+
 def test_unknown_split_kind_is_refused():
     with pytest.raises(ValueError, match="split kind"):
         ngeu.split_indices(np.zeros(4, int), {"kind": "random"})

@@ -133,6 +133,25 @@ def test_writers_remove_what_a_killed_writer_left(tmp_path):
     assert not killed.exists() and not killed_stem.exists()
 
 
+@pytest.mark.parametrize("umask", [0o022, 0o027, 0o077])
+def test_outputs_get_the_mode_of_an_ordinary_file(tmp_path, umask):
+    """0644 under umask 022 (mkstemp alone gives 0600: collaborators could not read outputs)."""
+    old = os.umask(umask)
+    try:
+        io.write_npz(tmp_path / "a.npz", {"x": np.arange(3)})
+        io.write_csv(pd.DataFrame({"a": [1]}), tmp_path / "b.csv")
+        io.write_json({"a": 1}, tmp_path / "c.json")
+        io.write_pickle([1], tmp_path / "d.pkl")
+        io.write_text("x", tmp_path / "e.md")
+        with io.atomic_stem(tmp_path / "f", [".txt"]) as stem:
+            Path(f"{stem}.txt").write_text("x")
+        (tmp_path / "ordinary").write_text("x")
+    finally:
+        os.umask(old)
+    modes = {p.name: p.stat().st_mode & 0o777 for p in tmp_path.iterdir()}
+    assert set(modes.values()) == {0o666 & ~umask}, {k: oct(v) for k, v in modes.items()}
+
+
 def test_csv_json_pickle_roundtrip(tmp_path):
     df = pd.DataFrame({"a": [1, 2], "b": [0.1, 1 / 3]})
     io.write_csv(df, tmp_path / "x.csv")
@@ -376,7 +395,8 @@ def _rule_blocks() -> dict[str, str]:
 
 
 def test_rule_placement_retries_and_sized_resources():
-    """Downloads, tables and plots run on the submit host; downloads retry; every rule is sized."""
+    """Downloads, tables and plots run on the submit host; downloads are not re-run; every rule
+    is sized."""
     import yaml
 
     blocks = _rule_blocks()
@@ -395,7 +415,8 @@ def test_rule_placement_retries_and_sized_resources():
         written = re.findall(r"\b(results|figures)\(\s*\"([^\"]*)", outputs.group(1))
         assert any(root == "figures" for root, _ in written), name
         assert all(root == "figures" or "tables/" in path for root, path in written), name
-    assert re.search(r"^    retries: [1-9]", blocks["retrieve_dataset"], flags=re.MULTILINE)
+    # network errors are retried inside fetch; a checksum mismatch must not be retried at all
+    assert re.search(r"^    retries: 0$", blocks["retrieve_dataset"], flags=re.MULTILINE)
     config = yaml.safe_load((SRC.parent / "config" / "config.yaml").read_text())
     for name in blocks:
         resources = plan.resources_for(config, name)
@@ -889,7 +910,50 @@ def test_job_logs_threads_and_failures(tmp_path):
     text = log.read_text()
     assert "rule fake_rule, wildcards {'dataset': 'x'}" in text
     assert "'numba': 1" in text
-    assert "job failed" in text and "ZeroDivisionError" in text
+    # the log ends with the error (not with "done"): the last line is the exception itself
+    assert text.rstrip().splitlines()[-1] == "ZeroDivisionError: division by zero"
+    assert "ERROR graphdr.pipeline: job failed" in text and "Traceback" in text
+    assert " done\n" not in text
+
+
+def test_job_log_of_a_success_ends_with_done(tmp_path):
+    log = tmp_path / "job.log"
+    try:
+        with runtime.job(_FakeSnakemake(log)) as logger:
+            logger.info("working")
+    finally:
+        runtime._active_limits.restore_original_limits()
+    assert log.read_text().rstrip().endswith("INFO graphdr.pipeline: done")
+
+
+@pytest.mark.parametrize("inside_job", [False, True])
+def test_script_errors_end_the_log_once(tmp_path, inside_job):
+    """An error before runtime.job opens the log (a failing import) ends the log too."""
+    log = tmp_path / "job.log"  # Snakemake creates the log's directory
+    body = (
+        "from graphdr.pipeline import runtime\n"
+        "with runtime.job(snakemake):\n"
+        "    raise KeyError('inside')\n"
+        if inside_job
+        else "import graphdr.no_such_module\n"
+    )
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'workflow' / 'scripts')!r})\n"
+        "import _bootstrap\n"
+        "class S:\n"
+        "    threads, rule, wildcards = 1, 'fake_rule', {}\n"
+        f"    log = [{str(log)!r}]\n"
+        "snakemake = S()\n"
+        "_bootstrap.start(globals())\n" + body
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode != 0
+    text = log.read_text()
+    last = "KeyError: 'inside'" if inside_job else "No module named 'graphdr.no_such_module'"
+    assert text.rstrip().splitlines()[-1].endswith(last), text
+    assert text.count("Traceback") == 1, text
+    assert last in out.stderr  # and Snakemake's own report still shows it
 
 
 def test_script_bootstrap_exports_the_runtime_thread_variables():

@@ -1,6 +1,7 @@
 """graphdr.reporting: table files, paper-vs-reproduced layout, deterministic figures."""
 
 import io
+import os
 import re
 from pathlib import Path
 
@@ -40,6 +41,21 @@ def test_write_table_writes_three_files_and_csv_round_trips(tmp_path, frame):
         "table1.md",
         "table1.tex",
     ]  # no temporary file left behind
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_tables_and_figures_get_the_mode_of_an_ordinary_file(tmp_path, frame, umask):
+    old = os.umask(umask)
+    try:
+        rp.write_table(frame, tmp_path / "table1")
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=(1, 1))
+        rp.save_figure(fig, tmp_path / "figure1")
+    finally:
+        os.umask(old)
+    modes = {p.name: p.stat().st_mode & 0o777 for p in tmp_path.iterdir()}
+    assert len(modes) == 5 and set(modes.values()) == {0o666 & ~umask}, modes
 
 
 def test_markdown_is_a_github_pipe_table(tmp_path, frame):

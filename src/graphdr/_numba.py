@@ -5,7 +5,10 @@ Two guarantees, both asked for by users of numba-based tools (numba #1771, #4807
 * the on-disk cache lives in a per-user directory (``NUMBA_CACHE_DIR`` when the user or the
   workflow sets it, otherwise ``$XDG_CACHE_HOME/graphdr/numba``), never next to an installed,
   possibly read-only, package;
-* a cache that cannot be written never fails: the kernel is then compiled in memory only.
+* a cache that cannot be written never fails: the kernel is then compiled in memory only;
+* a cache entry that cannot be read (a corrupted or truncated file: ``UnpicklingError``,
+  ``EOFError``, ...) never fails either: the kernel is compiled in memory, its entry is rewritten
+  (so the next run loads it again), and one warning per process says so.
 
 Kernels are declared with :func:`njit` from this module, at module level, so they compile once per
 process and are loaded from the cache afterwards.
@@ -13,6 +16,7 @@ process and are loaded from the cache afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import warnings
 
@@ -42,18 +46,80 @@ CACHE_ENABLED = (
 )
 
 
+_UNREADABLE_REPORTED = False
+
+
+def _report_unreadable(name: str, cache_path, exc: BaseException) -> None:
+    global _UNREADABLE_REPORTED
+    if _UNREADABLE_REPORTED:
+        return
+    _UNREADABLE_REPORTED = True
+    warnings.warn(
+        f"numba cache of {name} under {cache_path} could not be read "
+        f"({type(exc).__name__}: {exc}); compiling in memory and rewriting the entry. "
+        "(Said once per process; other unreadable entries are handled the same way.)",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+
+
+class _HealingCache:
+    """numba's per-function cache, except that an entry that cannot be read or written is
+    compiled in memory instead of failing every later run (numba raises, e.g.
+    ``UnpicklingError`` from a corrupted index). The unreadable index is removed, so the fresh
+    compilation is saved in its place."""
+
+    def __init__(self, cache, name: str):
+        self._cache = cache
+        self._name = name
+
+    def __getattr__(self, attr):
+        return getattr(self._cache, attr)
+
+    def load_overload(self, sig, target_context):
+        try:
+            return self._cache.load_overload(sig, target_context)
+        except Exception as exc:  # any unreadable entry: the compiled result does not change
+            _report_unreadable(self._name, self._cache.cache_path, exc)
+            index = getattr(getattr(self._cache, "_cache_file", None), "_index_path", None)
+            if index is not None:
+                with contextlib.suppress(OSError):
+                    os.remove(index)
+            return None
+
+    def save_overload(self, sig, data):
+        try:
+            self._cache.save_overload(sig, data)
+        except Exception as exc:
+            _report_unreadable(self._name, self._cache.cache_path, exc)
+
+
 def njit(*args, **kwargs):
     """``numba.njit`` with ``cache=True`` when the cache directory is writable.
 
     Used exactly like ``numba.njit`` (with or without arguments). When caching is impossible the
-    function is compiled in memory and a single warning says why; the result is identical.
+    function is compiled in memory and a single warning says why; the result is identical. An
+    unreadable cache entry is compiled in memory and rewritten (:class:`_HealingCache`).
     """
     kwargs.setdefault("cache", CACHE_ENABLED)
     signature = args[0] if args and not callable(args[0]) else None
 
     def compile_(func, cache):
         options = {**kwargs, "cache": cache}
-        return numba.njit(signature, **options)(func) if signature else numba.njit(**options)(func)
+        if not cache:
+            if signature:
+                return numba.njit(signature, **options)(func)
+            return numba.njit(**options)(func)
+        dispatcher = numba.njit(**options)(func)
+        dispatcher._cache = _HealingCache(dispatcher._cache, func.__name__)
+        if signature:  # numba's eager compilation, after the cache is wrapped
+            from numba.core import typeinfer
+
+            with typeinfer.register_dispatcher(dispatcher):
+                for sig in signature if isinstance(signature, list) else [signature]:
+                    dispatcher.compile(sig)
+                dispatcher.disable_compile()
+        return dispatcher
 
     def wrap(func):
         try:

@@ -23,6 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from graphdr._files import shared_file_mode
+
 __all__ = [
     "OKABE_ITO",
     "FIGURE_RC",
@@ -51,7 +53,7 @@ def _atomic_path(path: Path) -> Iterator[str]:
     os.close(fd)
     try:
         yield tmp
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; outputs are meant to be shared
+        os.chmod(tmp, shared_file_mode())  # mkstemp creates 0600; outputs are meant to be shared
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

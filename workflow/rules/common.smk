@@ -113,6 +113,9 @@ def registry_files():
 # Read once per run. A typo in a dataset's `source` fails here, before any rule.
 REGISTRY = plan.read_registries(registry_files())
 plan.check_sources(config, REGISTRY)
+# Every name and size the config references (datasets, tasks, methods, estimators and their
+# parameters, kernels, table rows, split counts): one error listing all, before any job.
+_load_module("checks").check_config(config, REGISTRY, SRC)
 
 
 def registry_record(wildcards):

@@ -4,8 +4,10 @@
 rule retrieve_dataset:
     """Fetch the raw files of a dataset (mirror, cache or download) and record their sha256.
 
-    The only rule that may need the network, so it runs on the submit host (localrule), and
-    it is retried (a download may fail for a moment; a checksum mismatch fails every attempt).
+    The only rule that may need the network, so it runs on the submit host (localrule). A
+    download that fails with a network error is tried again inside the job
+    (graphdr.datasets.fetch); a checksum mismatch is not, so the job is not retried either
+    (retries: 0 also overrides a profile's default).
     """
     input:
         code=code("graphdr.pipeline.data"),
@@ -15,7 +17,7 @@ rule retrieve_dataset:
         logs("retrieve_dataset/{dataset}.log"),
     benchmark:
         results("benchmarks/retrieve_dataset/{dataset}.tsv")
-    retries: 2
+    retries: 0
     localrule: True
     conda:
         "../../envs/datasets.yaml"

@@ -10,7 +10,9 @@ Order of sources for ``fetch(name)``:
 
 Every candidate is hashed before it is used. A download goes to a temporary directory first and
 only a verified file is moved into the cache, so a file that fails its checksum is refused with a
-:class:`ChecksumError` (a ``ValueError``) and nothing is written to the cache. Hashes are
+:class:`ChecksumError` (a ``ValueError``) and nothing is written to the cache. A download that
+fails with a network error (``OSError``) is tried again (``DOWNLOAD_ATTEMPTS`` in all, after
+``RETRY_DELAYS`` seconds); wrong bytes are not: the same URL would send them again. Hashes are
 remembered per (path, size, mtime) for the life of the process, so a file is hashed once.
 """
 
@@ -20,6 +22,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 import pooch
@@ -30,6 +33,10 @@ MIRROR_ENV = "GRAPHDR_DATA_MIRROR"
 HOME_ENV = "GRAPHDR_DATA_HOME"
 
 _HASH_CACHE: dict[tuple[str, int, int], str] = {}
+
+#: tries of one URL when the network fails (a moment's outage), and the waits between them
+DOWNLOAD_ATTEMPTS = 3
+RETRY_DELAYS = (2.0, 8.0)
 
 _CAUSES = {
     "mirror": (
@@ -131,7 +138,7 @@ def _download(entry: dict, target: Path, mirror_path: Path | None) -> Path:
     for url, member in sources:
         with tempfile.TemporaryDirectory(prefix="graphdr-download-") as tmp:
             try:
-                candidate = _download_one(url, member, Path(tmp), Path(name).name)
+                candidate = _download_retrying(url, member, Path(tmp), Path(name).name)
             except Exception as exc:  # network and archive errors: try the next source
                 failures.append(f"{url}: {type(exc).__name__}: {exc}")
                 continue
@@ -144,6 +151,18 @@ def _download(entry: dict, target: Path, mirror_path: Path | None) -> Path:
     if mismatches:
         raise ChecksumError(" ".join(mismatches))
     raise DownloadError(_unavailable_message(name, failures, mirror_path))
+
+
+def _download_retrying(url: str, member: str | None, tmp: Path, fname: str) -> Path:
+    """:func:`_download_one`, tried again after a network error (``OSError``) only."""
+    for attempt in range(DOWNLOAD_ATTEMPTS):
+        try:
+            return _download_one(url, member, tmp, fname)
+        except OSError:
+            if attempt + 1 == DOWNLOAD_ATTEMPTS:
+                raise
+            time.sleep(RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)])
+    raise AssertionError("unreachable")
 
 
 def _download_one(url: str, member: str | None, tmp: Path, fname: str) -> Path:
@@ -170,11 +189,15 @@ def _install(source: Path, target: Path) -> Path:
 
 def _unavailable_message(name: str, failures: list[str], mirror_path: Path | None) -> str:
     tried = "; ".join(failures) if failures else "the registry lists no download URL"
-    where = (
-        f"the mirror {mirror_path} has no {name}"
-        if mirror_path is not None
-        else f"no mirror is set (${MIRROR_ENV})"
-    )
+    if mirror_path is None:
+        where = f"no mirror is set (${MIRROR_ENV})"
+    elif not mirror_path.is_dir():
+        where = (
+            f"the mirror directory {mirror_path} does not exist (check ${MIRROR_ENV} or "
+            "mirror=: a typo, or a file system not mounted here)"
+        )
+    else:
+        where = f"the mirror {mirror_path} has no {name}"
     return (
         f"Could not get {name}: {where}, and the download failed ({tried}). On a machine "
         f"without internet, copy the file to <mirror>/{name} and set ${MIRROR_ENV}=<mirror> "

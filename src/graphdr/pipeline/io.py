@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from graphdr._files import shared_file_mode
+
 # Fixed member date of every .npz (the earliest a zip can hold): numpy's own ``savez`` stamps the
 # current time, which makes two identical runs differ byte-wise.
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
@@ -48,6 +50,7 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     tmp = Path(tmp)
     try:
         yield tmp
+        os.chmod(tmp, shared_file_mode())  # mkstemp makes 0600: collaborators could not read it
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -79,8 +79,9 @@ def job(snakemake) -> Iterator[logging.Logger]:
 
     Logs to ``snakemake.log[0]`` (overwritten; stderr when there is no log), limits threads to
     ``snakemake.threads`` and records the effective limits (at the start, and at the end when
-    the job has loaded more pools, e.g. numba), the numba cache directory and any exception with
-    its traceback before re-raising it.
+    the job has loaded more pools, e.g. numba) and the numba cache directory. The last record is
+    ``done`` for a job that succeeded, or the exception with its traceback (re-raised) for one
+    that failed, so the end of a log says how the job ended.
     """
     log_file = snakemake.log[0] if len(snakemake.log) else None
     handler = logging.FileHandler(log_file, mode="w") if log_file else logging.StreamHandler()
@@ -93,16 +94,24 @@ def job(snakemake) -> Iterator[logging.Logger]:
     logger.info("threads: %s", start)
     logger.info("NUMBA_CACHE_DIR: %s", os.environ.get("NUMBA_CACHE_DIR", "(numba default)"))
     logger.info("graphdr imported from %s", Path(__file__).resolve().parents[1])
+    failure = None
     try:
         yield logger
-    except BaseException:
-        logger.exception("job failed")
+    except BaseException as exc:
+        failure = exc
         raise
     finally:
-        end = thread_report()
-        if end != start:
-            logger.info("threads at the end: %s", end)
-        logger.info("done")
+        with contextlib.suppress(Exception):  # never hide the job's own error
+            end = thread_report()
+            if end != start:
+                logger.info("threads at the end: %s", end)
+        if failure is None:
+            logger.info("done")
+        else:
+            logger.error("job failed", exc_info=failure)
+            # _bootstrap's excepthook appends uncaught errors to the log: this one is there
+            with contextlib.suppress(AttributeError, TypeError):
+                failure.graphdr_logged = True
         handler.flush()
 
 

@@ -54,9 +54,15 @@ RAW_METHODS = ("knn", "svm", "tree")
 # ---- splits ----------------------------------------------------------------------------------
 
 
-def _take_stratified(y, pool, n, seed):
-    """``n`` indices of ``pool`` (a stratified seeded draw; all of it when n >= its size)."""
-    if n is None or n >= pool.size:
+def _take_stratified(y, pool, n, seed, part="part"):
+    """``n`` indices of ``pool`` (a stratified seeded draw; all of it when n is None or its
+    size). More than the pool holds is an error, not a smaller part."""
+    if n is not None and n > pool.size:
+        raise ValueError(
+            f"the {part} part asks for {n} samples, but only {pool.size} remain to draw from; "
+            "lower the split's counts."
+        )
+    if n is None or n == pool.size:
         return np.sort(pool)
     return np.sort(pool[stratified_indices(y[pool], int(n), seed)])
 
@@ -77,10 +83,18 @@ def split_indices(y: np.ndarray, spec: Mapping, predefined: Mapping | None = Non
     kind, seed = spec["kind"], int(spec.get("seed", 0))
     if kind == "ordered":
         parts = {"train": [], "val": [], "test": []}
+        a, b = int(spec["train"]), int(spec["train"]) + int(spec["val"])
+        end = None if spec.get("test") is None else b + int(spec["test"])
+        smallest = int(np.bincount(np.unique(y, return_inverse=True)[1]).min())
+        if smallest < (b + 1 if end is None else end):
+            raise ValueError(
+                f"an ordered split of train {spec['train']} + val {spec['val']} + test "
+                f"{spec.get('test')} per class needs {b + 1 if end is None else end} samples "
+                f"per class, but the smallest class has {smallest}; lower the counts (a class "
+                "cut short would test on fewer samples than asked)."
+            )
         for code in np.unique(y):
             rows = np.flatnonzero(y == code)
-            a, b = int(spec["train"]), int(spec["train"]) + int(spec["val"])
-            end = None if spec.get("test") is None else b + int(spec["test"])
             parts["train"].append(rows[:a])
             parts["val"].append(rows[a:b])
             parts["test"].append(rows[b:end])
@@ -88,13 +102,15 @@ def split_indices(y: np.ndarray, spec: Mapping, predefined: Mapping | None = Non
     if kind == "stratified":
         pool_name = spec.get("pool")
         pool = np.arange(y.size) if pool_name is None else np.asarray(predefined[pool_name])
-        train = _take_stratified(y, pool, spec["train"], seed)
+        train = _take_stratified(y, pool, spec["train"], seed, "train")
         rest = np.setdiff1d(pool, train)
-        val = _take_stratified(y, rest, spec["val"], seed)
+        val = _take_stratified(y, rest, spec["val"], seed, "val")
         if spec.get("test") == "predefined":
-            test = _take_stratified(y, np.asarray(predefined["test"]), spec.get("test_size"), seed)
+            test = _take_stratified(
+                y, np.asarray(predefined["test"]), spec.get("test_size"), seed, "test"
+            )
         else:
-            test = _take_stratified(y, np.setdiff1d(rest, val), spec.get("test"), seed)
+            test = _take_stratified(y, np.setdiff1d(rest, val), spec.get("test"), seed, "test")
         return [{"train": train, "val": val, "test": test}]
     if kind == "cv":
         from sklearn.model_selection import StratifiedKFold, train_test_split
