@@ -21,7 +21,7 @@ if "snakemake" not in globals():
 with runtime.job(snakemake):
     qmi.write_results(
         {
-            study: {"runs": {label: files for label, *files in spec["runs"]}, **spec}
+            study: {**spec, "runs": {label: files for label, *files in spec["runs"]}}
             for study, spec in snakemake.params.studies.items()
         },
         snakemake.output.csv,
