@@ -26,6 +26,7 @@ RAW = ("Yale_32x32.mat", "uci/keel/iris.dat")
 TARGETS = [
     f"{FIGURES}/qmi/benchmarks_ncc.md",
     f"{FIGURES}/qmi/benchmarks_linear_svm.md",
+    f"{FIGURES}/qmi/benchmarks_datasets.md",
     f"{FIGURES}/qmi/qmi_verdicts.md",
     f"{FIGURES}/qmi/faces_ncc.md",
     f"{FIGURES}/qmi/faces_curves.pdf",
