@@ -94,6 +94,17 @@ NGEU = "papers/ngeu"
 DEMO = "experiments/demo"
 
 CASES = {
+    # the claims ledger
+    "ledger claims file": (
+        "ledger/papers/qmi/claims",
+        "config/references/qmi_claim.csv",
+        ["ledger.papers.qmi.claims: file 'config/references/qmi_claim.csv' does not exist"],
+    ),
+    "qmi sensitivity_of": (
+        "papers/qmi/studies/tol_1e-3/sensitivity_of",
+        "benchmark",
+        ["papers.qmi.studies.tol_1e-3.sensitivity_of[0]: 'benchmark'", "did you mean 'benchmarks'"],
+    ),
     # unknown names (today: bare KeyError, or a failure inside a job)
     "qmi dataset": (
         f"{QMI}/datasets/3",

@@ -521,7 +521,23 @@ def _check_qmi(p: _Problems, config: Mapping, qmi: Mapping) -> None:
     )
     p.keys(f"{where}.protocol", visual.get("protocol"), datasets, "a dataset (a key of datasets:)")
     del shown
-    _check_file(p, "papers.qmi.claims", qmi.get("claims"))
+    studies = list(qmi.get("studies", {}))
+    for study, spec in qmi.get("studies", {}).items():
+        if spec.get("sensitivity_of") is not None:
+            p.names(
+                f"papers.qmi.studies.{study}.sensitivity_of",
+                [spec["sensitivity_of"]],
+                [s for s in studies if s != study],
+                "another study of papers.qmi.studies",
+            )
+
+
+def _check_ledger(p: _Problems, config: Mapping) -> None:
+    """The claims ledger: every paper it judges has a paper section and a claims file."""
+    papers = list(config.get("papers", {}))
+    for paper, spec in config.get("ledger", {}).get("papers", {}).items():
+        p.names("ledger.papers", [paper], papers, "a paper of the papers: section")
+        _check_file(p, f"ledger.papers.{paper}.claims", spec.get("claims"))
 
 
 def _check_file(p: _Problems, where: str, path) -> None:
@@ -549,6 +565,7 @@ def find_problems(config: Mapping, registry: Mapping, src: str | Path) -> list[s
         _check_dee(p, config, papers["dee"], index, sizes)
     if papers.get("qmi"):
         _check_qmi(p, config, papers["qmi"])
+    _check_ledger(p, config)
     return list(p)
 
 
