@@ -40,8 +40,10 @@ from graphdr.graphs import GraphBuilder, GraphOperator, GraphPair, GroupCenterin
 from graphdr.kernels import (
     center_kernel_test,
     center_kernel_train,
+    check_kernel_health,
     gamma_from_sigma,
     pairwise_kernel,
+    resolve_gamma,
 )
 from graphdr.methods.discriminant import check_kernel_memory, gram_schmidt_columns
 from graphdr.methods.graph_embedding import (
@@ -345,7 +347,7 @@ class _CentredKernelEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
     def _kernel(self, X, Y=None) -> np.ndarray:
         return pairwise_kernel(
-            X, Y, kernel=self.kernel, gamma=self._gamma(), degree=self.degree, coef0=self.coef0
+            X, Y, kernel=self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0
         )
 
     def _centred_train_kernel(self, X) -> np.ndarray:
@@ -354,11 +356,22 @@ class _CentredKernelEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             X.shape[0], n_matrices=self._n_kernel_matrices, dtype=np.float64, method=self._label
         )
         if self.kernel == "precomputed":
-            self.X_fit_ = None
+            self.X_fit_, self.gamma_ = None, None
             K = np.array(X, dtype=np.float64, order="C", copy=True)
         else:
             self.X_fit_ = X
+            self.gamma_ = (
+                resolve_gamma(self._gamma(), X) if self.kernel in ("rbf", "poly") else None
+            )
             K = self._kernel(X)
+        check_kernel_health(
+            K,
+            method=self._label,
+            kernel=self.kernel,
+            gamma=self.gamma_,
+            X=self.X_fit_,
+            stacklevel=5,
+        )
         Kc, self.kernel_centering_ = center_kernel_train(K, copy=False)
         return Kc
 

@@ -20,6 +20,7 @@ every class c) [derived; checked in the tests]. Shared helpers come from
 from __future__ import annotations
 
 import numbers
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -117,17 +118,44 @@ def nearest_neighbour_order(D2: np.ndarray) -> np.ndarray:
     return np.array(front + back[::-1])
 
 
+def class_seed(base: int, data: np.ndarray, precomputed: bool) -> int:
+    """A class's k-means seed: ``base`` mixed with a digest of the class's data that does not
+    depend on the order of its samples (nor on duplicates: the digest is of the sorted distinct
+    rows; for a kernel block, of its sorted entries). So the seed follows the class, not its
+    position among the classes or its name."""
+    if precomputed:
+        key = np.sort(np.asarray(data, dtype=np.float64).ravel())
+    else:
+        key = np.unique(np.asarray(data, dtype=np.float64), axis=0)
+    digest = zlib.crc32(np.ascontiguousarray(key).tobytes())
+    return int((int(base) + digest) % np.iinfo(np.int32).max)
+
+
 def _split_class(data, n_groups, *, clustering, seed, precomputed) -> np.ndarray:
-    """Subclass labels (0..n_groups-1, possibly fewer if k-means leaves a cluster empty)."""
+    """Subclass labels (0..n_groups-1, possibly fewer if k-means leaves a cluster empty).
+
+    k-means runs on the distinct rows of the class in lexicographic order, weighted by their
+    multiplicities: the clusters then do not depend on the order of the samples, and a
+    duplicated dataset gives the same clusters (doubled weights change no k-means step).
+    """
     if n_groups == 1:
         return np.zeros(data.shape[0], dtype=np.intp)
     if clustering == "kmeans":
-        coords = kernel_coordinates(data) if precomputed else data
+        if precomputed:
+            coords, inverse, weight = kernel_coordinates(data), None, None
+        else:
+            coords, inverse, weight = np.unique(
+                data, axis=0, return_inverse=True, return_counts=True
+            )
+            inverse = inverse.ravel()
+            if coords.shape[0] < n_groups:  # fewer distinct points than subclasses asked for
+                return inverse.astype(np.intp)
         km = KMeans(n_clusters=n_groups, n_init=3, random_state=seed)
         # Small classes: OpenMP start-up and spin-waiting cost more than the clustering (6x).
         threads = 1 if coords.size < _KMEANS_SERIAL_BELOW else None
         with threadpool_limits(threads, user_api="openmp"):
-            return km.fit(coords).labels_.astype(np.intp)
+            labels = km.fit(coords, sample_weight=weight).labels_.astype(np.intp)
+        return labels if inverse is None else labels[inverse]
     if precomputed:
         d = np.diag(data)
         D2 = d[:, None] + d[None, :] - 2.0 * data
@@ -150,11 +178,13 @@ def partition_subclasses(
 ) -> SubclassPartition:
     """Split every class into ``n_per_class[c]`` subclasses (input space, or kernel space when
     ``precomputed``: ``data`` is then the N x N kernel). Empty clusters are dropped, so ``H`` can
-    be smaller than requested (duplicated samples). One seed per class is drawn up front from
-    ``random_state``, so a class's split does not depend on the others'."""
+    be smaller than requested (duplicated samples). One number is drawn from ``random_state``
+    and every class's seed is derived from it and the class's own data (:func:`class_seed`), so
+    a class's split depends neither on the other classes nor on the class names (the order in
+    which classes are visited)."""
     if clustering not in CLUSTERINGS:
         raise ValueError(f"clustering must be one of {CLUSTERINGS}, got {clustering!r}.")
-    seeds = check_random_state(random_state).randint(np.iinfo(np.int32).max, size=n_per_class.size)
+    base = check_random_state(random_state).randint(np.iinfo(np.int32).max)
     sub = np.empty(labels.size, dtype=np.intp)
     class_of, offset = [], 0
     for c in range(n_per_class.size):
@@ -164,7 +194,7 @@ def partition_subclasses(
             block,
             int(n_per_class[c]),
             clustering=clustering,
-            seed=seeds[c],
+            seed=class_seed(base, block, precomputed) if clustering == "kmeans" else None,
             precomputed=precomputed,
         )
         _, local = np.unique(local, return_inverse=True)  # consecutive, non-empty
@@ -262,7 +292,7 @@ class _SubclassDiscriminant(_KernelDiscriminant):
         n_subclasses=2,
         clustering="kmeans",
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         reg=DEFAULT_REG,
@@ -376,7 +406,7 @@ class KSDA(_SubclassDiscriminant):
         n_subclasses=2,
         clustering="nn",
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         reg=DEFAULT_REG,

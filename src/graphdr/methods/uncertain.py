@@ -354,7 +354,11 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
         ``K_ii + K_jj - 2 K_ij`` (see docs/ngeu.md).
     kernel : {"rbf", "linear", "poly"}, default "rbf" ("poly": degree 2 only; no
         "precomputed").
-    gamma, degree, coef0 : scikit-learn conventions (``gamma=None``: 1 / n_features).
+    gamma, degree, coef0 : as :class:`~graphdr.methods.graph_embedding.KernelGraphEmbedding`
+        (default ``gamma="scale"``, ``1 / (n_features * X.var())`` of the training means: with
+        it, and the "nn" uncertainty scheme (``sigma_i`` proportional to distances), rescaling
+        the data leaves the expected kernel and the embedding unchanged; the "constant" scheme's
+        ``s0`` is absolute, so it does not follow a rescaling).
     uncertainty, beta, s0 : the training uncertainty (as :class:`GEU`); ``uncertainty=
         "constant"`` gives paper 004's "-N" variants.
     test_uncertainty : {"dirac", "estimate"}, default "dirac". How ``transform`` treats new
@@ -374,7 +378,7 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
         n_components=None,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         uncertainty="nn",
@@ -433,7 +437,7 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
             x_variance=x_variance,
             y_variance=y_variance,
             kernel=self.kernel,
-            gamma=self.gamma,
+            gamma=self.gamma_,
             degree=self.degree,
             coef0=self.coef0,
         )
@@ -460,7 +464,7 @@ class KPCA_NGEU(NGEU):
         n_components=None,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         uncertainty="nn",
@@ -495,7 +499,7 @@ class KDA_NGEU(NGEU):
         n_components=None,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         uncertainty="nn",
@@ -532,7 +536,7 @@ class KMFA_NGEU(NGEU):
         n_components=None,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         uncertainty="nn",
