@@ -34,10 +34,12 @@ from graphdr.methods.discriminant import (
     DEFAULT_REG,
     _KernelDiscriminant,
     center_kernel_inplace,
+    class_mean_gram,
     class_mean_kernels,
     core_targets,
     denominator_kernel_scatter,
     gram_schmidt_columns,
+    order_degenerate_eigenspaces,
     solve_kernel_gep,
 )
 
@@ -103,6 +105,10 @@ def nearest_neighbour_order(D2: np.ndarray) -> np.ndarray:
     a, b = np.unravel_index(np.argmax(D2), D2.shape)
     if a == b:  # all samples identical
         return np.arange(n)
+    # The front end is the one farther from the class on average (not the lower index), so the
+    # order, and the subclasses, do not depend on the order of the samples.
+    if D2[b].sum() > D2[a].sum():
+        a, b = b, a
     front, back = [int(a)], [int(b)]
     remaining = np.ones(n, dtype=bool)
     remaining[[a, b]] = False
@@ -245,9 +251,19 @@ def canonical_eigenbasis(w: np.ndarray, U: np.ndarray, atol: float = 1e-9) -> np
     return V
 
 
-def subclass_core_eigenpairs(O_bs: np.ndarray, n_components: int, tol: float = 1e-10):
-    """The largest ``n_components`` non-zero eigenpairs of ``O_bs`` (symmetric QR), descending,
-    with degenerate eigenspaces given a canonical basis. ``O_bs`` has rank H-1."""
+def subclass_core_eigenpairs(
+    O_bs: np.ndarray, n_components: int, tol: float = 1e-10, G: np.ndarray | None = None
+):
+    """The largest ``n_components`` non-zero eigenpairs of ``O_bs`` (symmetric QR), descending.
+    ``O_bs`` has rank H-1 and degenerate eigenspaces (eigenvalue 1 C-1 times, ``1 - P_c`` for
+    every class, shared by classes of equal size), whose basis is a free choice.
+
+    With ``G = R_s^T K R_s`` (the subclass-mean Gram matrix, :func:`class_mean_gram`) each
+    degenerate eigenspace is ordered by the principal axes of the subclass means in feature
+    space (the eigenvectors of ``O_bs G O_bs`` by decreasing eigenvalue; as
+    :func:`~graphdr.methods.discriminant.data_ordered_core_basis` for AKDA, which one subclass
+    per class reproduces): a rule that does not depend on the class names or sample order.
+    Without ``G``, the canonical (subclass-order) basis of :func:`canonical_eigenbasis`."""
     w, U = scipy.linalg.eigh(O_bs)
     w, U = w[::-1], U[:, ::-1]
     rank = int(np.sum(w > tol))
@@ -256,7 +272,13 @@ def subclass_core_eigenpairs(O_bs: np.ndarray, n_components: int, tol: float = 1
             f"n_components={n_components} is larger than the rank of the between-subclass core "
             f"matrix = {rank}: only {rank} discriminant directions exist."
         )
-    V = canonical_eigenbasis(w[:rank], U[:, :rank])
+    if G is None:
+        V = canonical_eigenbasis(w[:rank], U[:, :rank])
+    else:
+        B = O_bs @ G @ O_bs
+        mu, axes = scipy.linalg.eigh((B + B.T) * 0.5, check_finite=False)
+        candidates = np.hstack([axes[:, ::-1], canonical_eigenbasis(w[:rank], U[:, :rank])])
+        V = order_degenerate_eigenspaces(w[:rank], U[:, :rank], candidates, rtol=1e-9)
     return w[:n_components].copy(), V[:, :n_components]
 
 
@@ -372,7 +394,8 @@ class AKSDA(_SubclassDiscriminant):
         self._early_checks(class_counts)
         K = self._train_kernel(X)
         part, n_components = self._subclasses(X, K, y_enc, class_counts)
-        lam, V = subclass_core_eigenpairs(between_subclass_core(part), n_components)
+        G = class_mean_gram(K, part.labels, part.counts)
+        lam, V = subclass_core_eigenpairs(between_subclass_core(part), n_components, G=G)
         Theta = core_targets(part.labels, part.counts, V * np.sqrt(lam))
         Psi = self._solve(K, X, Theta)
         self._set_centering(None)
@@ -467,7 +490,8 @@ class GSDA(_SubclassDiscriminant):
         K = self._train_kernel(X)
         part, n_components = self._subclasses(X, K, y_enc, class_counts)
         self._set_centering(*center_kernel_inplace(K))
-        lam, V = subclass_core_eigenpairs(between_subclass_core(part), n_components)
+        G = class_mean_gram(K, part.labels, part.counts)
+        lam, V = subclass_core_eigenpairs(between_subclass_core(part), n_components, G=G)
         Psi = self._solve(K, X, core_targets(part.labels, part.counts, V), centred=True)
         self._store(Psi, lam)
         return self
