@@ -34,7 +34,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from graphdr._numba import njit
-from graphdr.kernels import _gram_and_norms
+from graphdr.kernels import _gram_and_norms, recentre_for_distances
 
 __all__ = [
     "ConstantUncertainty",
@@ -141,6 +141,7 @@ def _duplicate_ids(*arrays: np.ndarray) -> list[np.ndarray]:
 def _nearest(query, ref, q_ids, q_codes, r_codes, q_dups, r_dups, exclude_dups):
     """Index into ``ref`` of the nearest admissible sample of each query row (or -1)."""
     out = np.empty(query.shape[0], dtype=np.int64)
+    query, ref = recentre_for_distances(query, ref)  # keeps the ranking's digits at large offsets
     step = max(1, _BLOCK_BYTES // (8 * ref.shape[0]))
     for s in range(0, query.shape[0], step):
         e = min(s + step, query.shape[0])

@@ -20,16 +20,15 @@ every class c) [derived; checked in the tests]. Shared helpers come from
 from __future__ import annotations
 
 import numbers
-import zlib
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
 from sklearn.cluster import KMeans
-from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
+from graphdr.kernels import squared_distances
 from graphdr.methods.discriminant import (
     DEFAULT_REG,
     _KernelDiscriminant,
@@ -124,19 +123,6 @@ def nearest_neighbour_order(D2: np.ndarray) -> np.ndarray:
     return np.array(front + back[::-1])
 
 
-def class_seed(base: int, data: np.ndarray, precomputed: bool) -> int:
-    """A class's k-means seed: ``base`` mixed with a digest of the class's data that does not
-    depend on the order of its samples (nor on duplicates: the digest is of the sorted distinct
-    rows; for a kernel block, of its sorted entries). So the seed follows the class, not its
-    position among the classes or its name."""
-    if precomputed:
-        key = np.sort(np.asarray(data, dtype=np.float64).ravel())
-    else:
-        key = np.unique(np.asarray(data, dtype=np.float64), axis=0)
-    digest = zlib.crc32(np.ascontiguousarray(key).tobytes())
-    return int((int(base) + digest) % np.iinfo(np.int32).max)
-
-
 def _split_class(data, n_groups, *, clustering, seed, precomputed) -> np.ndarray:
     """Subclass labels (0..n_groups-1, possibly fewer if k-means leaves a cluster empty).
 
@@ -166,7 +152,7 @@ def _split_class(data, n_groups, *, clustering, seed, precomputed) -> np.ndarray
         d = np.diag(data)
         D2 = d[:, None] + d[None, :] - 2.0 * data
     else:
-        D2 = euclidean_distances(data, squared=True)
+        D2 = squared_distances(data)  # exact symmetric, zero diagonal, safe at large offsets
     labels = np.empty(data.shape[0], dtype=np.intp)
     for g, chunk in enumerate(np.array_split(nearest_neighbour_order(D2), n_groups)):
         labels[chunk] = g
@@ -184,13 +170,14 @@ def partition_subclasses(
 ) -> SubclassPartition:
     """Split every class into ``n_per_class[c]`` subclasses (input space, or kernel space when
     ``precomputed``: ``data`` is then the N x N kernel). Empty clusters are dropped, so ``H`` can
-    be smaller than requested (duplicated samples). One number is drawn from ``random_state``
-    and every class's seed is derived from it and the class's own data (:func:`class_seed`), so
-    a class's split depends neither on the other classes nor on the class names (the order in
-    which classes are visited)."""
+    be smaller than requested (duplicated samples). One seed is drawn from ``random_state`` and
+    every class's k-means starts from it (a fresh generator per class): a class's split then
+    depends neither on the other classes nor on the class names (the order in which classes are
+    visited), and, as k-means runs on the class's sorted distinct rows, neither on the order of
+    its samples nor on a rescaling or translation of the data."""
     if clustering not in CLUSTERINGS:
         raise ValueError(f"clustering must be one of {CLUSTERINGS}, got {clustering!r}.")
-    base = check_random_state(random_state).randint(np.iinfo(np.int32).max)
+    seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
     sub = np.empty(labels.size, dtype=np.intp)
     class_of, offset = [], 0
     for c in range(n_per_class.size):
@@ -200,7 +187,7 @@ def partition_subclasses(
             block,
             int(n_per_class[c]),
             clustering=clustering,
-            seed=class_seed(base, block, precomputed) if clustering == "kmeans" else None,
+            seed=seed,
             precomputed=precomputed,
         )
         _, local = np.unique(local, return_inverse=True)  # consecutive, non-empty
