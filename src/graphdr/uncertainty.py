@@ -37,6 +37,8 @@ from graphdr._numba import njit
 from graphdr.kernels import _gram_and_norms, recentre_for_distances
 
 __all__ = [
+    "UncertaintyScaleWarning",
+    "check_uncertainty_scale",
     "ConstantUncertainty",
     "NearestNeighborUncertainty",
     "UNCERTAINTY_SCHEMES",
@@ -96,6 +98,48 @@ def check_sample_variance(
             f"index {tuple(int(i) for i in where)}."
         )
     return np.ascontiguousarray(v)
+
+
+#: training variance per feature over the data's own variance per feature beyond which the
+#: uncertainty, not the data, shapes an expected kernel (noise std ~3x the data's spread)
+UNCERTAINTY_DOMINANCE = 10.0
+
+
+class UncertaintyScaleWarning(UserWarning):
+    """The per-sample uncertainty dwarfs the spread of the data: the expected kernel is flattened
+    and the embedding says more about the chosen uncertainty than about the data."""
+
+
+def check_uncertainty_scale(X, sample_variance, *, method: str, stacklevel: int = 3) -> float:
+    """Warn (:class:`UncertaintyScaleWarning`) when the mean training variance per feature is
+    more than :data:`UNCERTAINTY_DOMINANCE` times the data's own variance per feature.
+
+    The typical cause is an absolute uncertainty (``uncertainty="constant"``, ``s0``) on data of
+    a smaller scale: unlike the "nn" scheme (``sigma_i`` proportional to distances) it does not
+    follow a rescaling of the data, so the same ``s0`` gives a different embedding on ``X`` and
+    on ``X / 100``. Returns the ratio (0 without uncertainty or without spread).
+    """
+    if sample_variance is None:
+        return 0.0
+    v = np.asarray(sample_variance, dtype=np.float64)
+    if not v.any():
+        return 0.0
+    spread = float(np.var(np.asarray(X), axis=0, dtype=np.float64).mean())
+    if not spread > 0:
+        return 0.0
+    ratio = float(v.mean()) / spread
+    if ratio > UNCERTAINTY_DOMINANCE:
+        warnings.warn(
+            f"{method}: the training uncertainty (mean variance per feature {v.mean():.3g}) is "
+            f"{ratio:.3g} times the data's own variance per feature ({spread:.3g}; more than "
+            f"{UNCERTAINTY_DOMINANCE:g}): the expected kernel is flattened towards a constant and "
+            "the embedding reflects the assumed noise more than the data. An absolute "
+            "uncertainty (uncertainty='constant', s0) does not follow a rescaling of the data: "
+            f"use uncertainty='nn' (it scales with the data) or s0 <= {spread:.3g}.",
+            UncertaintyScaleWarning,
+            stacklevel=stacklevel,
+        )
+    return ratio
 
 
 def _check_nonnegative(name: str, value) -> float:

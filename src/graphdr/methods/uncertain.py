@@ -48,7 +48,11 @@ from graphdr.methods.graph_embedding import (
     KernelGraphEmbedding,
 )
 from graphdr.solvers import flip_signs, numerical_rank
-from graphdr.uncertainty import check_sample_variance, make_uncertainty
+from graphdr.uncertainty import (
+    check_sample_variance,
+    check_uncertainty_scale,
+    make_uncertainty,
+)
 
 __all__ = [
     "GEU",
@@ -448,6 +452,7 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
         keep = self.test_uncertainty == "estimate"
         self.sample_variance_, scheme = self._training_variance(X, y_enc, sample_variance, keep)
         self.uncertainty_ = scheme if keep else None
+        check_uncertainty_scale(X, self.sample_variance_, method=self._label(), stacklevel=5)
         return self._expected_kernel(X, x_variance=self.sample_variance_)
 
     def _test_kernel(self, X, sample_variance=None):
