@@ -114,10 +114,9 @@ def check_uncertainty_scale(X, sample_variance, *, method: str, stacklevel: int 
     """Warn (:class:`UncertaintyScaleWarning`) when the mean training variance per feature is
     more than :data:`UNCERTAINTY_DOMINANCE` times the data's own variance per feature.
 
-    The typical cause is an absolute uncertainty (``uncertainty="constant"``, ``s0``) on data of
-    a smaller scale: unlike the "nn" scheme (``sigma_i`` proportional to distances) it does not
-    follow a rescaling of the data, so the same ``s0`` gives a different embedding on ``X`` and
-    on ``X / 100``. Returns the ratio (0 without uncertainty or without spread).
+    NGEU calls it for the absolute scheme (``uncertainty="constant"``, ``s0``) only: unlike the
+    "nn" scheme (``sigma_i`` proportional to distances) it does not follow a rescaling of the
+    data, so the same ``s0`` dominates ``X / 100`` and gives a different embedding there. Returns the ratio (0 without uncertainty or without spread).
     """
     if sample_variance is None:
         return 0.0

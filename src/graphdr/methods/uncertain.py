@@ -49,6 +49,7 @@ from graphdr.methods.graph_embedding import (
 )
 from graphdr.solvers import flip_signs, numerical_rank
 from graphdr.uncertainty import (
+    ConstantUncertainty,
     check_sample_variance,
     check_uncertainty_scale,
     make_uncertainty,
@@ -452,7 +453,10 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
         keep = self.test_uncertainty == "estimate"
         self.sample_variance_, scheme = self._training_variance(X, y_enc, sample_variance, keep)
         self.uncertainty_ = scheme if keep else None
-        check_uncertainty_scale(X, self.sample_variance_, method=self._label(), stacklevel=5)
+        if sample_variance is None and isinstance(scheme, ConstantUncertainty):
+            # an absolute s0 is the one uncertainty that cannot follow a rescaling of the data
+            # ("nn" variances scale with it, explicit ones are the caller's)
+            check_uncertainty_scale(X, self.sample_variance_, method=self._label(), stacklevel=5)
         return self._expected_kernel(X, x_variance=self.sample_variance_)
 
     def _test_kernel(self, X, sample_variance=None):
