@@ -20,7 +20,8 @@ Per-estimator expectations (measured, and why):
   construction: k-nearest-neighbour graphs (MFA, LPP, KMFA, KLPP, MMPA, KSDA's split: a copy is
   a nearest neighbour) and the uncertainty methods (GEU/NGEU: the expected scatters weight the
   variances by ``1 - 1/N_c``, which duplication changes).
-* scale (x 1e3, x 1e-3) and translation (+ 1e3, + 1e8): every estimator except KQMI, whose
+* scale (x 1e3, x 1e-3) and translation (+ 1e3, + 1e8): every estimator (supervised or not)
+  except KQMI, whose
   Parzen width ``sigma`` is absolute (paper 001; it warns, DegenerateKernelWarning, when the
   width does not fit the data) and the elastic embeddings (iterative, tested elsewhere). The
   kernel estimators get this from ``gamma="scale"`` (``1 / (D X.var())``) and the NGEU family
@@ -118,7 +119,9 @@ def test_span_ignores_class_names_sample_order_and_duplicates(E, case, perm):
         assert _angle(Z, _embed(E, X2, y2, X_new, reg=reg)) < TOL
 
 
-@pytest.mark.parametrize("E", SUPERVISED, ids=lambda E: E.__name__)
+@pytest.mark.parametrize(
+    "E", [E for E in ALL_ESTIMATORS if E.__name__ not in SLOW], ids=lambda E: E.__name__
+)
 def test_span_follows_scale_and_translation(E):
     X, y, X_new, _ = _dataset(7, 4, 8, 5)
     Z = _embed(E, X, y, X_new, n_components=2)
