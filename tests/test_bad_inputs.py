@@ -248,3 +248,21 @@ def test_renamed_classes_give_the_same_1nn_accuracy(digits, E, n_components):
     score_renamed, Z_renamed = run(rename[y])
     assert np.max(scipy.linalg.subspace_angles(Z, Z_renamed)) < 1e-6
     assert score_renamed == score
+
+
+# --------------------------------------------------------------------------- DCV
+
+
+def test_dcv_ignores_constant_features_instead_of_collapsing():
+    """Constant features lie in the null space of S_w but carry nothing: counted, they made
+    every common vector the same point (all training samples embedded at one place)."""
+    from graphdr.methods import DCV
+
+    X, y, _ = _blobs(n_features=5)
+    X = np.hstack([X, np.zeros((X.shape[0], 4))])  # 4 constant features: null(S_w) has dim 4
+    with pytest.warns(UserWarning, match="null space of dimension 0"):
+        Z = DCV(n_components=3).fit(X, y).transform(X)
+    class_means = np.array([Z[y == c].mean(axis=0) for c in np.unique(y)])
+    assert np.ptp(class_means, axis=0).min() > 1e-3 * np.abs(Z).max()  # classes apart
+    Z_ref = DCV(n_components=3).fit(X[:, :5], y).transform(X[:, :5])
+    assert np.max(scipy.linalg.subspace_angles(Z, Z_ref)) < 1e-8  # the same as without them
