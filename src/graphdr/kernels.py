@@ -317,11 +317,12 @@ def recentre_for_distances(X: np.ndarray, Y: np.ndarray | None):
     shift depend on the reference side only, so a training kernel and the kernels of new points
     against the same training set are shifted alike."""
     ref = X if Y is None else Y
-    mean = ref.mean(axis=0, dtype=np.float64)
-    offset = float(mean @ mean)
-    if not offset > 0:
-        return X, Y
-    spread = float(np.var(ref, axis=0, dtype=np.float64).sum())
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported by the caller
+        mean = ref.mean(axis=0, dtype=np.float64)
+        offset = float(mean @ mean)
+        if not (offset > 0 and np.isfinite(offset)):
+            return X, Y
+        spread = float(np.var(ref, axis=0, dtype=np.float64).sum())
     if offset <= _OFFSET_RATIO * spread:
         return X, Y
     shift = mean.astype(X.dtype, copy=False)
