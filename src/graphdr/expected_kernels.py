@@ -48,6 +48,7 @@ from graphdr.kernels import (
     _gram_and_norms,
     _threads_for,
     pairwise_kernel,
+    recentre_for_distances,
 )
 from graphdr.uncertainty import check_sample_variance
 
@@ -359,7 +360,7 @@ def _expected_linear(X, Y, vx):
 
 
 def _rbf_isotropic(X, Y, vx, vy, gamma):
-    G, x_norms, y_norms = _gram_and_norms(X, Y)
+    G, x_norms, y_norms = _gram_and_norms(*recentre_for_distances(X, Y))
     half_dim = 0.5 * X.shape[1]
     with _threads_for(G.size):
         if Y is None:

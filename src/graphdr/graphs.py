@@ -31,6 +31,7 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.neighbors import NearestNeighbors
 
 from graphdr._numba import njit
+from graphdr.kernels import recentre_for_distances
 
 # --------------------------------------------------------------------------------------------
 # Operators
@@ -230,7 +231,9 @@ class _Space:
     def __init__(self, X=None, sq_distances=None):
         if (X is None) == (sq_distances is None):
             raise ValueError("Give exactly one of X (features) or sq_distances (N x N).")
-        self.X = None if X is None else np.asarray(X, dtype=float)
+        # neighbour searches expand ||a - b||^2 through a Gram matrix (brute force): data far
+        # from the origin are shifted first (only then; see recentre_for_distances)
+        self.X = None if X is None else recentre_for_distances(np.asarray(X, dtype=float), None)[0]
         self.D2 = None if sq_distances is None else np.asarray(sq_distances, dtype=float)
         if self.D2 is not None and (self.D2.ndim != 2 or self.D2.shape[0] != self.D2.shape[1]):
             raise ValueError(f"sq_distances must be square, got shape {self.D2.shape}.")

@@ -14,6 +14,7 @@ about 1e-7 relative to ``||a|| ||b||``), float64 input a float64 matrix; ``dtype
 from __future__ import annotations
 
 import numbers
+import warnings
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -248,11 +249,22 @@ def _check_pair(X, Y, dtype):
 
 
 def _check_gamma(gamma, n_features: int) -> float:
-    """``gamma``, with ``None`` meaning ``1 / n_features`` (the scikit-learn convention)."""
+    """``gamma``, with ``None`` meaning ``1 / n_features`` (the scikit-learn convention).
+
+    ``"scale"`` needs the training data: resolve it first with :func:`resolve_gamma`.
+    """
     if gamma is None:
         return 1.0 / n_features
     if isinstance(gamma, bool) or not isinstance(gamma, numbers.Real):
-        raise ValueError(f"gamma must be a positive number or None, got {gamma!r}.")
+        raise ValueError(
+            f"gamma must be a positive number, 'scale' or None, got {gamma!r}"
+            + (
+                " ('scale' is resolved from the training data by the estimators and by "
+                "resolve_gamma)."
+                if gamma == "scale"
+                else "."
+            )
+        )
     if not np.isfinite(gamma) or gamma <= 0:
         raise ValueError(
             f"gamma={gamma} must be positive and finite: gamma = 1 / (2 sigma^2) for a kernel "
@@ -290,6 +302,33 @@ def _squared_norms(A: np.ndarray, name: str) -> np.ndarray:
     return norms.astype(np.float64, copy=False)
 
 
+#: squared offset of the data over their spread beyond which distances are computed from
+#: shifted data: ``||a||^2 + ||b||^2 - 2 a^T b`` loses about log10(offset^2 / spread) of the 16
+#: digits (all of them for data at 1e8 with unit spread). Below it nothing moves, so results on
+#: ordinary (e.g. standardised) data are bit for bit those of the unshifted formula.
+_OFFSET_RATIO = 1e4
+
+
+def recentre_for_distances(X: np.ndarray, Y: np.ndarray | None):
+    """``(X, Y)`` shifted by the mean of the reference side (``Y`` if given, else ``X``) when
+    that side's offset dwarfs its spread (``||mean||^2 > 1e4 * mean squared deviation``), else
+    unchanged. Distances (and the RBF kernel) are translation invariant, so only rounding
+    changes: the expansion through the Gram matrix then keeps its digits. The decision and the
+    shift depend on the reference side only, so a training kernel and the kernels of new points
+    against the same training set are shifted alike."""
+    ref = X if Y is None else Y
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported by the caller
+        mean = ref.mean(axis=0, dtype=np.float64)
+        offset = float(mean @ mean)
+        if not (offset > 0 and np.isfinite(offset)):
+            return X, Y
+        spread = float(np.var(ref, axis=0, dtype=np.float64).sum())
+    if offset <= _OFFSET_RATIO * spread:
+        return X, Y
+    shift = mean.astype(X.dtype, copy=False)
+    return X - shift, (None if Y is None else Y - shift)
+
+
 def _gram_and_norms(X: np.ndarray, Y: np.ndarray | None):
     """``G = X Y^T`` and the squared row norms of ``X`` and ``Y`` (``Y=None``: ``Y = X``).
 
@@ -325,6 +364,27 @@ def gamma_from_sigma(sigma: float) -> float:
     return 1.0 / (2.0 * float(sigma) ** 2)
 
 
+def resolve_gamma(gamma, X) -> float:
+    """The numeric kernel ``gamma`` for training data ``X`` (N x D).
+
+    * ``"scale"``: ``1 / (D * X.var())`` (scikit-learn's ``SVC(gamma="scale")``; ``X.var()`` over
+      all entries, 1 when it is 0). It follows the data's scale: rescaling ``X`` by ``c``
+      divides it by ``c^2``, so ``gamma ||a - b||^2`` (the RBF kernel) and
+      ``gamma a^T b`` (the polynomial kernel) do not change. For data in general position
+      ``gamma * mean squared distance`` is about 2.
+    * ``None``: ``1 / D`` (the older scikit-learn default; it ignores the data's scale).
+    * a positive number: itself.
+
+    Estimators resolve it once in ``fit`` (attribute ``gamma_``) and use that value for new
+    points, so a test set never changes the kernel.
+    """
+    if isinstance(gamma, str) and gamma == "scale":
+        X = np.asarray(X)
+        var = float(np.var(X, dtype=np.float64))
+        return 1.0 / (X.shape[1] * var) if var > 0 and np.isfinite(var) else 1.0
+    return _check_gamma(gamma, np.shape(X)[1])
+
+
 def squared_distances(X, Y=None) -> np.ndarray:
     """Squared Euclidean distances ``D_ij = ||x_i - y_j||^2`` (``Y=None``: ``Y = X``).
 
@@ -337,7 +397,7 @@ def squared_distances(X, Y=None) -> np.ndarray:
     Returns an ``(n_samples_X, n_samples_Y)`` array.
     """
     X, Y = _check_pair(X, Y, None)
-    G, x_norms, y_norms = _gram_and_norms(X, Y)
+    G, x_norms, y_norms = _gram_and_norms(*recentre_for_distances(X, Y))
     with _threads_for(G.size):
         _squared_distances_from_gram(G, x_norms, y_norms, Y is None)
     return G
@@ -352,9 +412,11 @@ def pairwise_kernel(
 
     * ``"linear"``: ``k(a, b) = a^T b``;
     * ``"rbf"``: ``k(a, b) = exp(-gamma ||a - b||^2)``, ``gamma = 1 / (2 sigma^2)``
-      (:func:`gamma_from_sigma`); ``gamma=None`` means ``1 / n_features``;
-    * ``"poly"``: ``k(a, b) = (gamma a^T b + coef0)^degree``, ``gamma=None`` means
-      ``1 / n_features`` (the convention of ``sklearn.metrics.pairwise.polynomial_kernel``;
+      (:func:`gamma_from_sigma`); ``gamma=None`` means ``1 / n_features``, ``gamma="scale"``
+      ``1 / (n_features * var)`` of the training side (``Y`` if given, else ``X``; see
+      :func:`resolve_gamma`);
+    * ``"poly"``: ``k(a, b) = (gamma a^T b + coef0)^degree``, ``gamma`` as for rbf
+      (``None``: the convention of ``sklearn.metrics.pairwise.polynomial_kernel``;
       the "degree-2 polynomial" ``(a^T b + c)^2`` of the papers is ``gamma=1, coef0=c``);
     * ``"precomputed"``: ``X`` is already a kernel matrix and is returned validated (not copied
       when it has the right dtype). With ``Y=None`` it must be square (a training kernel); with
@@ -376,9 +438,9 @@ def pairwise_kernel(
     X, Y = _check_pair(X, Y, dtype)
     if kernel == "linear":
         return X @ X.T if Y is None else X @ Y.T
-    gamma = _check_gamma(gamma, X.shape[1])
+    gamma = resolve_gamma(gamma, X if Y is None else Y)
     if kernel == "rbf":
-        G, x_norms, y_norms = _gram_and_norms(X, Y)
+        G, x_norms, y_norms = _gram_and_norms(*recentre_for_distances(X, Y))
         with _threads_for(G.size):
             _rbf_from_gram(G, x_norms, y_norms, gamma, Y is None)
         return G
@@ -463,3 +525,152 @@ def _as_kernel(K, name: str, copy: bool) -> np.ndarray:
     if (copy and K is given) or not K.flags.writeable:
         K = K.copy()  # a dtype conversion above already made a private copy
     return K
+
+
+# --------------------------------------------------------------------------------------------
+# kernel health: a kernel that is numerically the identity or a constant carries no information
+# --------------------------------------------------------------------------------------------
+
+#: below this median neighbour similarity the kernel is "identity-like": a sample's kernel value
+#: with its nearest other training sample is under 1e-6 of its own (RBF: gamma d_nn^2 > 13.8),
+#: so a new point has kernel values ~0 with every training sample and embeds where all do
+IDENTITY_SIMILARITY = 1e-6
+#: below this centred share the centred kernel is "constant-like": centring cancels about
+#: -log10(share) of the 16 significant digits of float64, leaving under 8 (the eigenvalue
+#: thresholds of the kernel estimators, 1e-6 to 1e-10 of the largest, then see rounding noise)
+CONSTANT_SHARE = 1e-8
+#: rows examined: the two statistics are medians and ratios, estimated well from this many
+#: rows at O(rows x N) cost instead of O(N^2)
+_HEALTH_ROWS = 1000
+
+
+class DegenerateKernelWarning(UserWarning):
+    """The training kernel is numerically the identity (every sample is alone in feature space)
+    or a constant (centring leaves only rounding noise): the embedding carries no information."""
+
+
+class KernelHealth(NamedTuple):
+    """Two numbers that tell whether a training kernel can carry information (see
+    :func:`kernel_health`)."""
+
+    neighbour_similarity: float
+    """Median over samples of ``max_{j != i} K_ij / sqrt(K_ii K_jj)`` (1: a duplicate or a
+    constant kernel; near 0: identity-like)."""
+    centred_share: float
+    """``tr(H K H) / tr(K)``: the share of the feature-space energy that is variation around
+    the mean (0 for a constant kernel; ``1 - 1/N`` for the identity)."""
+    n_rows: int
+    """Training samples the statistics were computed on (at most 1000, evenly spaced)."""
+
+    @property
+    def identity_like(self) -> bool:
+        return self.neighbour_similarity < IDENTITY_SIMILARITY
+
+    @property
+    def constant_like(self) -> bool:
+        return self.centred_share < CONSTANT_SHARE
+
+
+def kernel_health(K) -> KernelHealth:
+    """Neighbour similarity and centred share of an (uncentred) N x N training kernel ``K``.
+
+    Computed on at most 1000 evenly spaced rows (their columns against all N samples for the
+    neighbour similarity, their own sub-kernel for the centred share), in float64: O(1000 N)
+    work, negligible next to any kernel estimator's O(N^3). The sub-kernel of a subset is the
+    kernel of that subset, so the centred share is the same statistic on a sample of the data.
+    Rows with a non-positive diagonal (possible for a precomputed or linear kernel: a zero
+    sample) are skipped by the similarity.
+    """
+    K = np.asarray(K)
+    n = K.shape[0]
+    rows = np.unique(np.linspace(0, n - 1, min(n, _HEALTH_ROWS)).round().astype(np.intp))
+    diag = np.asarray(np.diagonal(K), dtype=np.float64)
+    block = np.asarray(K[rows], dtype=np.float64)
+    if n > 1:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            S = block / np.sqrt(np.abs(diag[rows])[:, None] * np.abs(diag)[None, :])
+        S[np.arange(rows.size), rows] = -np.inf
+        S[~np.isfinite(S)] = -np.inf
+        best = S.max(axis=1)
+        best = best[np.isfinite(best) & (diag[rows] > 0)]
+        similarity = float(np.median(best)) if best.size else 1.0
+    else:
+        similarity = 1.0
+    sub = block[:, rows]
+    trace = float(np.trace(sub))
+    centred = trace - float(sub.sum()) / rows.size
+    share = centred / trace if trace > 0 else 0.0
+    return KernelHealth(similarity, max(share, 0.0), int(rows.size))
+
+
+def _mean_sq_distance(X: np.ndarray) -> float:
+    """Mean squared distance over ordered pairs of rows: ``2 sum_k var_k``."""
+    return float(2.0 * np.var(X, axis=0, dtype=np.float64).sum())
+
+
+def check_kernel_health(
+    K, *, method: str, kernel: str, gamma=None, X=None, stacklevel: int = 3
+) -> KernelHealth:
+    """Warn (:class:`DegenerateKernelWarning`) when the training kernel ``K`` is degenerate.
+
+    * identity-like (:data:`IDENTITY_SIMILARITY`): only checked for the RBF and precomputed
+      kernels (a linear or polynomial kernel of orthogonal samples still maps new points
+      linearly);
+    * constant-like (:data:`CONSTANT_SHARE`): any kernel; RBF with ``gamma`` too small, or a
+      linear/polynomial kernel of data with an offset much larger than its spread.
+
+    The message gives the statistic found, the ``gamma`` used, the data's scale (mean squared
+    distance between samples, when ``X`` is given) and a suggested ``gamma``
+    (``"scale"``: ``1 / (D X.var())``). Returns the :class:`KernelHealth`.
+    """
+    health = kernel_health(K)
+    identity = health.identity_like and kernel in ("rbf", "precomputed")
+    if not (identity or health.constant_like):
+        return health
+    setting = f"kernel={kernel!r}" + (
+        f", gamma={gamma:.4g}" if kernel in ("rbf", "poly") and gamma is not None else ""
+    )
+    scale, hint = "", ""
+    if X is not None:
+        X = np.asarray(X)
+        msd = _mean_sq_distance(X)
+        scale = (
+            f" The data: {X.shape[1]} features, mean squared distance between samples {msd:.3g}"
+            + (f" (gamma x that = {gamma * msd:.3g}; about 2 is typical)." if gamma else ".")
+        )
+        suggested = resolve_gamma("scale", X)
+        if kernel == "rbf":
+            hint = (
+                f" Use gamma='scale' (= 1 / (n_features * X.var()) = {suggested:.4g} here) or "
+                "a width of the order of the distances between samples, or rescale the data."
+            )
+    if identity:
+        what = (
+            f"is numerically the identity: the median over training samples of the largest "
+            f"normalised kernel value with another sample is {health.neighbour_similarity:.3g} "
+            f"(below {IDENTITY_SIMILARITY:g}), so a new point has kernel values ~0 with every "
+            "training sample and all new points embed at the same place (gamma too large for "
+            "the data's scale)"
+        )
+        if kernel == "precomputed":
+            hint = " Build the kernel with a smaller gamma (a wider kernel)."
+    else:
+        what = (
+            f"is numerically a constant: after centring only {health.centred_share:.3g} of its "
+            f"trace is left (tr(HKH) / tr(K), below {CONSTANT_SHARE:g}), i.e. centring cancels "
+            f"about {-np.log10(max(health.centred_share, 1e-300)):.0f} of float64's 16 digits "
+            "and the embedding is mostly rounding noise"
+        )
+        if kernel == "rbf":
+            what += " (gamma too small for the data's scale)"
+        elif kernel in ("linear", "poly"):
+            what += " (data with an offset much larger than its spread)"
+            hint = " Centre and scale the data (e.g. sklearn's StandardScaler) before fitting."
+        elif kernel == "precomputed":
+            hint = " Build the kernel with a larger gamma, or from centred data."
+    warnings.warn(
+        f"{method}: the training kernel ({setting}) {what}.{scale}{hint}",
+        DegenerateKernelWarning,
+        stacklevel=stacklevel,
+    )
+    return health

@@ -34,9 +34,11 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from graphdr._numba import njit
-from graphdr.kernels import _gram_and_norms
+from graphdr.kernels import _gram_and_norms, recentre_for_distances
 
 __all__ = [
+    "UncertaintyScaleWarning",
+    "check_uncertainty_scale",
     "ConstantUncertainty",
     "NearestNeighborUncertainty",
     "UNCERTAINTY_SCHEMES",
@@ -98,6 +100,47 @@ def check_sample_variance(
     return np.ascontiguousarray(v)
 
 
+#: training variance per feature over the data's own variance per feature beyond which the
+#: uncertainty, not the data, shapes an expected kernel (noise std ~3x the data's spread)
+UNCERTAINTY_DOMINANCE = 10.0
+
+
+class UncertaintyScaleWarning(UserWarning):
+    """The per-sample uncertainty dwarfs the spread of the data: the expected kernel is flattened
+    and the embedding says more about the chosen uncertainty than about the data."""
+
+
+def check_uncertainty_scale(X, sample_variance, *, method: str, stacklevel: int = 3) -> float:
+    """Warn (:class:`UncertaintyScaleWarning`) when the mean training variance per feature is
+    more than :data:`UNCERTAINTY_DOMINANCE` times the data's own variance per feature.
+
+    NGEU calls it for the absolute scheme (``uncertainty="constant"``, ``s0``) only: unlike the
+    "nn" scheme (``sigma_i`` proportional to distances) it does not follow a rescaling of the
+    data, so the same ``s0`` dominates ``X / 100`` and gives a different embedding there. Returns the ratio (0 without uncertainty or without spread).
+    """
+    if sample_variance is None:
+        return 0.0
+    v = np.asarray(sample_variance, dtype=np.float64)
+    if not v.any():
+        return 0.0
+    spread = float(np.var(np.asarray(X), axis=0, dtype=np.float64).mean())
+    if not spread > 0:
+        return 0.0
+    ratio = float(v.mean()) / spread
+    if ratio > UNCERTAINTY_DOMINANCE:
+        warnings.warn(
+            f"{method}: the training uncertainty (mean variance per feature {v.mean():.3g}) is "
+            f"{ratio:.3g} times the data's own variance per feature ({spread:.3g}; more than "
+            f"{UNCERTAINTY_DOMINANCE:g}): the expected kernel is flattened towards a constant and "
+            "the embedding reflects the assumed noise more than the data. An absolute "
+            "uncertainty (uncertainty='constant', s0) does not follow a rescaling of the data: "
+            f"use uncertainty='nn' (it scales with the data) or s0 <= {spread:.3g}.",
+            UncertaintyScaleWarning,
+            stacklevel=stacklevel,
+        )
+    return ratio
+
+
 def _check_nonnegative(name: str, value) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value):
         raise ValueError(f"{name} must be a finite non-negative number, got {value!r}.")
@@ -141,6 +184,7 @@ def _duplicate_ids(*arrays: np.ndarray) -> list[np.ndarray]:
 def _nearest(query, ref, q_ids, q_codes, r_codes, q_dups, r_dups, exclude_dups):
     """Index into ``ref`` of the nearest admissible sample of each query row (or -1)."""
     out = np.empty(query.shape[0], dtype=np.int64)
+    query, ref = recentre_for_distances(query, ref)  # keeps the ranking's digits at large offsets
     step = max(1, _BLOCK_BYTES // (8 * ref.shape[0]))
     for s in range(0, query.shape[0], step):
         e = min(s + step, query.shape[0])

@@ -85,6 +85,15 @@ def common_vectors(Xc, codes, n_classes, n_needed, tol):
         _, s, Vt = scipy.linalg.svd(Xw, full_matrices=False)
         Q = Vt[s > tol * s[0]] if s.size and s[0] > 0 else Vt[:0]
         return means - (means @ Q.T) @ Q, True
+    # Directions in which no training sample varies (constant features) lie in null(S_w) but
+    # carry nothing: counted as discriminant, they made every common vector the same point (a
+    # collapsed embedding, silently). So work in the range of the total scatter, as Cevikalp et
+    # al. do (with D > n above, the means and range(S_w) already lie in it).
+    t_evals, T = scipy.linalg.eigh(Xc.T @ Xc)
+    B = T[:, t_evals > (tol**2) * max(t_evals[-1], 0.0)]
+    if B.shape[1] < D:
+        common, exact = common_vectors(Xc @ B, codes, n_classes, n_needed, tol)
+        return common @ B.T, exact
     evals, V = scipy.linalg.eigh(Xw.T @ Xw)  # ascending
     null = evals <= (tol**2) * max(evals[-1], 0.0)
     exact = int(null.sum()) >= n_needed

@@ -189,8 +189,9 @@ class CKFD(_CentredKernelEmbedding):
         Number of output columns. "fused": at most 2 (C-1) (C-1 regular and C-1 irregular,
         interleaved: regular 1, irregular 1, regular 2, ...); "regular" / "irregular": at most
         C-1. None: every feature available.
-    kernel, gamma, degree, coef0 : kernel, scikit-learn conventions (gamma None: 1/n_features;
-        paper 001 uses the RBF kernel with sigma = 1, i.e. gamma = 0.5).
+    kernel, gamma, degree, coef0 : kernel, scikit-learn conventions (gamma "scale", the
+        default: ``1 / (n_features * X.var())`` of the training data; None: 1/n_features;
+        paper 001 uses the RBF kernel with sigma = 1, i.e. gamma = 0.5, passed explicitly).
     features : {"fused", "regular", "irregular"}, default "fused"
         Which discriminant features ``transform`` returns.
     theta : float, default 1.0
@@ -221,7 +222,7 @@ class CKFD(_CentredKernelEmbedding):
         n_components=None,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         features="fused",

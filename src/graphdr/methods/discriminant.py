@@ -28,12 +28,18 @@ import warnings
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from graphdr._validation import check_n_classes, check_n_components
-from graphdr.kernels import center_kernel_train, pairwise_kernel
+from graphdr.kernels import (
+    center_kernel_train,
+    check_kernel_health,
+    pairwise_kernel,
+    resolve_gamma,
+)
 from graphdr.solvers import flip_signs
 
 __all__ = ["AKDA", "KDA", "GDA", "SRKDA", "IndefiniteKernelWarning", "check_kernel_memory"]
@@ -141,6 +147,82 @@ def between_class_core_basis(counts: np.ndarray) -> np.ndarray:
     O_b = between_class_core(counts)
     V = gram_schmidt_columns(O_b, O_b.shape[0] - 1)
     assert V is not None  # the first C-1 columns of O_b are independent when every N_c > 0
+    return V
+
+
+def class_indicator(labels: np.ndarray, n_classes: int, dtype=np.float64):
+    """The N x C class indicator ``Z`` as a sparse matrix (products with it cost O(N) per column
+    of the other factor, not O(N C))."""
+    n = labels.size
+    return scipy.sparse.csr_matrix(
+        (np.ones(n, dtype=dtype), (np.arange(n), labels)), shape=(n, n_classes)
+    )
+
+
+def class_mean_gram(K: np.ndarray, labels: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """``R^T K R`` (C x C), ``R = [z_c / sqrt(N_c)]``: entry ``(u, v)`` is
+    ``sqrt(N_u N_v) <m_u, m_v>``, the weighted inner products of the class means in feature
+    space. Two sparse products: O(N^2) flops, no N x C dense indicator."""
+    Z = class_indicator(labels, counts.size)
+    ZtK = np.asarray(Z.T @ K, dtype=np.float64)  # C x N: class sums of the rows of K
+    G = np.asarray((Z.T @ ZtK.T).T)  # C x C = Z^T K Z
+    root = np.sqrt(np.asarray(counts, dtype=np.float64))
+    return G / np.outer(root, root)
+
+
+def data_ordered_core_basis(G: np.ndarray, counts: np.ndarray, tol: float = 1e-10) -> np.ndarray:
+    """C-1 orthonormal eigenvectors of ``O_b`` (eigenvalue 1), ordered by the data.
+
+    Every orthonormal basis of ``s^perp`` is an eigenbasis of ``O_b``, so AKDA (and SRKDA's
+    responses) leave the choice open; a basis chosen by coordinate order (Gram-Schmidt of the
+    columns in class order) makes the leading directions, and SRKDA's per-direction scaling,
+    depend on what the classes are called. Here the basis is the eigenvectors of
+    ``O_b G O_b`` (``G = R^T K R``, :func:`class_mean_gram`) by decreasing eigenvalue: the
+    principal axes of the (weighted, centred) class means in feature space, so the first
+    direction is the one along which the class means spread most. Renaming the classes permutes
+    the rows of ``G``, ``O_b`` and these eigenvectors alike, so ``Theta = R V`` is unchanged (up
+    to signs). Axes with zero spread (class means that span fewer than C-1 dimensions, e.g. a
+    linear kernel with D < C-1) are completed by Gram-Schmidt in class order, the one case left
+    label-dependent (there the data give no order).
+    """
+    O_b = between_class_core(counts)
+    B = O_b @ G @ O_b
+    B = (B + B.T) * 0.5
+    w, U = scipy.linalg.eigh(B, check_finite=False)
+    w, U = w[::-1], U[:, ::-1]
+    c = counts.size
+    keep = int(np.count_nonzero(w[: c - 1] > tol * max(w[0], 0.0))) if w[0] > 0 else 0
+    if keep == c - 1:
+        return np.ascontiguousarray(U[:, :keep])
+    V = gram_schmidt_columns(np.hstack([U[:, :keep], O_b]), c - 1)
+    assert V is not None  # O_b alone has rank C-1
+    return V
+
+
+def order_degenerate_eigenspaces(
+    w: np.ndarray, U: np.ndarray, candidates: np.ndarray, rtol: float = 1e-8
+) -> np.ndarray:
+    """Eigenvectors ``U`` (columns, eigenvalues ``w`` sorted) with every cluster of equal
+    eigenvalues (within ``rtol * max|w|``) given the basis that follows ``candidates``: the
+    Gram-Schmidt basis of the projections of the candidate columns, in their order, onto the
+    cluster's eigenspace. With data-derived candidates the basis no longer depends on the order
+    of the samples or on the class names. A cluster the candidates do not span keeps LAPACK's
+    basis."""
+    V = U.copy()
+    norms = np.linalg.norm(candidates, axis=0)
+    candidates = candidates[:, norms > 0] / norms[norms > 0]
+    atol = rtol * (np.abs(w).max() if w.size else 0.0)
+    start = 0
+    while start < w.size:
+        stop = start + 1
+        while stop < w.size and abs(w[stop] - w[start]) <= atol:
+            stop += 1
+        if stop - start > 1:
+            Uc = U[:, start:stop]
+            Q = gram_schmidt_columns(Uc @ (Uc.T @ candidates), stop - start, tol=1e-6)
+            if Q is not None:
+                V[:, start:stop] = Q
+        start = stop
     return V
 
 
@@ -263,6 +345,7 @@ class _KernelDiscriminant(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
                 f"kernel='precomputed' expects the square training kernel (n_samples, n_samples), "
                 f"got shape {X.shape}."
             )
+        _check_params(self, X)
         check_classification_targets(y)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
         check_n_classes(y_enc, method=self._label)
@@ -289,7 +372,16 @@ class _KernelDiscriminant(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         )
         # transform needs X_fit_ except for a precomputed kernel (k(x) is given directly).
         self.X_fit_ = None if self.kernel == "precomputed" else X
-        return self._kernel_matrix(X)
+        K = self._kernel_matrix(X)
+        check_kernel_health(
+            K,
+            method=self._label,
+            kernel=self.kernel,
+            gamma=self.gamma_,
+            X=self.X_fit_,
+            stacklevel=4,
+        )
+        return K
 
     def _kernel_matrix(self, X) -> np.ndarray:
         """Training kernel in the storage dtype. float32 storage is filled from float64 row blocks:
@@ -313,7 +405,7 @@ class _KernelDiscriminant(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             X,
             Y,
             kernel=self.kernel,
-            gamma=self.gamma,
+            gamma=self.gamma_,
             degree=self.degree,
             coef0=self.coef0,
             dtype=np.float64,
@@ -374,10 +466,13 @@ class _KernelDiscriminant(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return Z
 
 
-def _check_params(est) -> None:
-    """Parameter checks shared by the family (clear messages before any heavy work)."""
+def _check_params(est, X=None) -> None:
+    """Parameter checks shared by the family (clear messages before any heavy work); with the
+    training data ``X`` also resolves ``gamma`` (``"scale"``) into ``est.gamma_``."""
     if est.kernel not in KERNELS:
         raise ValueError(f"kernel must be one of {KERNELS}, got {est.kernel!r}.")
+    if X is not None:
+        est.gamma_ = resolve_gamma(est.gamma, X) if est.kernel in ("rbf", "poly") else None
     reg = est.reg
     if not isinstance(reg, numbers.Real) or not np.isfinite(reg) or reg < 0:
         raise ValueError(f"reg must be a finite number >= 0, got {reg!r}.")
@@ -416,7 +511,13 @@ class AKDA(_KernelDiscriminant):
     kernel : {"rbf", "linear", "poly", "precomputed"}
         Kernel, scikit-learn conventions. "precomputed": ``fit(K, y)`` with the N x N training
         kernel, ``transform(K_test)`` with the (n_queries, N) kernel against the training samples.
-    gamma, degree, coef0 : kernel parameters (gamma None: 1 / n_features).
+    gamma : "scale" (default), None or float
+        RBF/poly width. "scale": ``1 / (n_features * X.var())`` of the training data (as
+        scikit-learn's SVC; it follows the data's scale, see
+        :func:`graphdr.kernels.resolve_gamma`); None: ``1 / n_features``. Paper 002 sets it by
+        cross-validation (precomputed kernels), so the default is not the paper's. The value
+        used is ``gamma_``.
+    degree, coef0 : polynomial kernel parameters.
     reg : float, default 1e-3
         Absolute ridge on the diagonal of K before the Cholesky factorisation.
     dtype : {"float64", "float32"}
@@ -438,7 +539,7 @@ class AKDA(_KernelDiscriminant):
         n_components=None,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         reg=DEFAULT_REG,
@@ -457,7 +558,10 @@ class AKDA(_KernelDiscriminant):
         X, y_enc, counts = self._validate_fit(X, y)
         n_components = self._check_n_components(counts.size - 1)
         K = self._train_kernel(X)
-        V = binary_core_vector(counts) if counts.size == 2 else between_class_core_basis(counts)
+        if counts.size == 2:
+            V = binary_core_vector(counts)
+        else:  # the C-1 eigenvalues are all 1: the data order the directions (label-free)
+            V = data_ordered_core_basis(class_mean_gram(K, y_enc, counts), counts)
         Theta = core_targets(y_enc, counts, V[:, :n_components])
         Psi = self._solve(K, X, Theta)
         self._set_centering(None)
@@ -550,7 +654,7 @@ class KDA(_KernelDiscriminant):
         n_components=None,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         reg=DEFAULT_REG,
@@ -606,10 +710,18 @@ def gda_coefficients(
             f"{gam.size}: GDA works in its range; lower rtol or ask for fewer components."
         )
     G = class_mean_kernels(P.T, labels, counts) * np.sqrt(counts)  # (Z^T P)^T / sqrt(N_c)
+    n_all = min(counts.size - 1, gam.size)  # P^T W P has at most C-1 non-zero eigenvalues
     w, beta = scipy.linalg.eigh(
-        G @ G.T, subset_by_index=(gam.size - n_components, gam.size - 1), check_finite=False
+        G @ G.T, subset_by_index=(gam.size - n_all, gam.size - 1), check_finite=False
     )
     w, beta = w[::-1], beta[:, ::-1]
+    # Equal eigenvalues (all 1 when the class indicators lie in the range of Kc) leave the basis
+    # to LAPACK, i.e. to sample and label order, and the per-direction normalisation below makes
+    # the choice visible: order each such eigenspace by the principal axes of the class means in
+    # feature space (R^T Kc R = G^T Gamma G; data_ordered_core_basis), a label-free rule.
+    V = data_ordered_core_basis(G.T @ (gam[:, None] * G), counts)
+    beta = order_degenerate_eigenspaces(w, beta, G @ V)
+    w, beta = w[:n_components], beta[:, :n_components]
     alpha = P @ (beta / (gam + reg)[:, None])
     norms = np.sqrt(np.einsum("ij,ij->j", beta * (gam / (gam + reg) ** 2)[:, None], beta))
     return w, alpha / norms
@@ -636,7 +748,7 @@ class GDA(_KernelDiscriminant):
         n_components=None,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         reg=DEFAULT_REG,
@@ -703,7 +815,7 @@ class SRKDA(_KernelDiscriminant):
         n_components=None,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         reg=DEFAULT_REG,
@@ -724,7 +836,12 @@ class SRKDA(_KernelDiscriminant):
         n_components = self._check_n_components(counts.size - 1)
         K = self._train_kernel(X)
         self._set_centering(*(center_kernel_inplace(K) if self.center else (None,)))
-        Y = spectral_regression_responses(y_enc, counts.size)[:, :n_components]
+        # Cai et al.'s responses are any orthonormal basis of the centred class indicators
+        # (Gram-Schmidt in class order in their paper: R V with V = between_class_core_basis);
+        # the per-direction normalisation below makes the choice matter, so the basis is the
+        # label-free, data-ordered one of AKDA (data_ordered_core_basis).
+        V = data_ordered_core_basis(class_mean_gram(K, y_enc, counts), counts)
+        Y = core_targets(y_enc, counts, V[:, :n_components])
         alpha = self._solve(K, X, Y, centred=self.center)
         # alpha^T K alpha = alpha^T (K + reg I) alpha - reg ||alpha||^2 = alpha^T Y - reg ||alpha||^2
         sq_norms = np.einsum("ij,ij->j", alpha, Y) - self.reg * np.einsum("ij,ij->j", alpha, alpha)

@@ -29,7 +29,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from graphdr._validation import check_n_classes, check_n_components
 from graphdr.graphs import GraphBuilder, GraphPair, LPPGraph, kernel_sq_distances, make_graph
-from graphdr.kernels import center_kernel_test, center_kernel_train, pairwise_kernel
+from graphdr.kernels import (
+    center_kernel_test,
+    center_kernel_train,
+    check_kernel_health,
+    pairwise_kernel,
+    resolve_gamma,
+)
 from graphdr.solvers import eigh_generalized, flip_signs, numerical_rank
 
 __all__ = [
@@ -123,10 +129,17 @@ def kernel_feature_map(Kc: np.ndarray, tol: float = DEFAULT_KERNEL_TOL, n_leadin
             "in feature space): there is no direction to embed."
         )
     if n_leading is None and s[-1] < -1e-6 * top:
+        # Measured: the most negative eigenvalue relative to the largest. A PSD kernel (rbf,
+        # linear) only gets one from round-off, of size ~1e-16 x the UNcentred kernel: it shows
+        # when the centred kernel is tiny next to the kernel (near-constant kernel).
         warnings.warn(
-            f"The kernel matrix is not positive semi-definite: its most negative centred "
-            f"eigenvalue is {s[-1]:.3g} ({-s[-1] / top:.2g} of the largest). Negative "
-            "eigenvalues are dropped; use a PSD kernel (linear, rbf, poly with coef0 >= 0).",
+            f"The centred kernel matrix has negative eigenvalues: the most negative is "
+            f"{s[-1]:.3g}, {-s[-1] / top:.2g} of the largest ({top:.3g}; threshold 1e-06). "
+            "For an rbf or linear kernel this is round-off, which reaches this size when the "
+            "kernel is nearly constant (rbf gamma too small for the data's scale, or data "
+            "with a large offset): then see the DegenerateKernelWarning and use gamma='scale' "
+            "or scaled data. Otherwise the kernel is indefinite (a precomputed kernel, or poly "
+            "with coef0 < 0). Negative eigenvalues are dropped.",
             RuntimeWarning,
             stacklevel=3,
         )
@@ -415,8 +428,12 @@ class KernelGraphEmbedding(_GEBase):
         ``d_ij^2 = K_ii + K_jj - 2 K_ij``.
     kernel : "rbf", "linear", "poly" or "precomputed" (X is then the kernel matrix: N x N in
         fit, n_test x N in transform).
-    gamma, degree, coef0 : kernel parameters, scikit-learn's conventions
-        (gamma=None: 1 / n_features).
+    gamma : "scale" (default), None or float. RBF/poly width: "scale" is
+        ``1 / (n_features * X.var())`` of the training data (scikit-learn's SVC default; it
+        follows the data's scale, :func:`graphdr.kernels.resolve_gamma`), None ``1 / n_features``.
+        No paper of this project fixes a default (paper 004 sets gamma from the mean squared
+        distance, paper 001 gamma = 0.5). The value used is ``gamma_``.
+    degree, coef0 : polynomial kernel parameters, scikit-learn's conventions.
 
     Attributes
     ----------
@@ -430,7 +447,7 @@ class KernelGraphEmbedding(_GEBase):
         n_components=None,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         k1=5,
@@ -468,7 +485,16 @@ class KernelGraphEmbedding(_GEBase):
         builder = self._graph_builder()
         X_in = X
         X, y_enc = self._validate_training_data(X, y, builder)
+        self.gamma_ = resolve_gamma(self.gamma, X) if self.kernel in ("rbf", "poly") else None
         K = self._train_kernel(X, y_enc, **fit_params)
+        precomputed = self.kernel == "precomputed"
+        check_kernel_health(
+            K,
+            method=self._label(),
+            kernel=self.kernel,
+            gamma=self.gamma_,
+            X=None if precomputed else X,
+        )
         # centre in place unless K is the caller's (precomputed) array; peak memory 3 N x N
         Kc, self.kernel_centering_ = center_kernel_train(K, copy=K is X)
         del K
@@ -505,7 +531,7 @@ class KernelGraphEmbedding(_GEBase):
     def _kernel_matrix(self, X, Y=None) -> np.ndarray:
         """``k(X, Y)`` (``Y=None``: ``k(X, X)``); precomputed kernels pass through."""
         return pairwise_kernel(
-            X, Y, kernel=self.kernel, gamma=self.gamma, degree=self.degree, coef0=self.coef0
+            X, Y, kernel=self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0
         )
 
     def _train_kernel(self, X, y_enc, **fit_params) -> np.ndarray:
@@ -633,7 +659,7 @@ class KPCA_GE(KernelGraphEmbedding):
         n_components=None,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         tol=DEFAULT_KERNEL_TOL,
@@ -666,7 +692,7 @@ class KDA_GE(KernelGraphEmbedding):
         n_components=None,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         reg=DEFAULT_KERNEL_REG,
@@ -694,7 +720,7 @@ class KMFA_GE(KernelGraphEmbedding):
         n_components=None,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         k1=5,
@@ -728,7 +754,7 @@ class KLPP_GE(KernelGraphEmbedding):
         n_components=None,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         n_neighbors=5,

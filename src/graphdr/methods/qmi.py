@@ -40,8 +40,10 @@ from graphdr.graphs import GraphBuilder, GraphOperator, GraphPair, GroupCenterin
 from graphdr.kernels import (
     center_kernel_test,
     center_kernel_train,
+    check_kernel_health,
     gamma_from_sigma,
     pairwise_kernel,
+    resolve_gamma,
 )
 from graphdr.methods.discriminant import check_kernel_memory, gram_schmidt_columns
 from graphdr.methods.graph_embedding import (
@@ -219,15 +221,20 @@ def centered_kernel_eigh(Kc: np.ndarray, tol: float) -> tuple[np.ndarray, np.nda
 
 
 def leading_singular_vectors(
-    A: np.ndarray, k: int | None = None, *, rtol: float = DEGENERACY_RTOL
+    A: np.ndarray,
+    k: int | None = None,
+    *,
+    rtol: float = DEGENERACY_RTOL,
+    candidates: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Leading k singular values and left singular vectors of a tall ``A`` (n x c, c small).
 
     Inside a group of equal singular values (balanced classes make them) any rotation of the
     vectors is as valid, and LAPACK returns one that depends on rounding. The basis of such a
-    group is fixed here: Gram-Schmidt of the projections of e_1, e_2, ... (the class axes of the
-    right, c-dimensional space) onto the group's right singular subspace, the same rotation
-    applied to the left vectors. Returns (s (k,), U (n, k)).
+    group is fixed here: Gram-Schmidt of the projections of ``candidates`` (c x m, in column
+    order; default e_1, e_2, ..., the class axes of the right, c-dimensional space, which makes
+    the basis follow the class order) onto the group's right singular subspace, the same
+    rotation applied to the left vectors. Returns (s (k,), U (n, k)).
     """
     U, s, Vt = scipy.linalg.svd(A, full_matrices=False, check_finite=False)
     V = Vt.T
@@ -239,7 +246,12 @@ def leading_singular_vectors(
         while stop < s.size and s[stop - 1] - s[stop] <= rtol * top and s[stop] > rtol * top:
             stop += 1
         if stop - start > 1 and s[start] > rtol * top:
-            R = gram_schmidt_columns(V[:, start:stop].T, stop - start)
+            Vg = V[:, start:stop]
+            R = (
+                gram_schmidt_columns(Vg.T, stop - start)
+                if candidates is None
+                else gram_schmidt_columns(Vg.T @ candidates, stop - start, tol=1e-6)
+            )
             if R is not None:
                 U[:, start:stop] = U[:, start:stop] @ R
                 V[:, start:stop] = V[:, start:stop] @ R
@@ -278,7 +290,15 @@ def kqmi_directions(
             f"{lam.size}: KQMI directions live in its range; lower tol or ask for fewer components."
         )
     Q = P.T @ qmi_factor(y_enc, n_classes)
-    s, B = leading_singular_vectors(Q, n_components)
+    # Equal QMI values (balanced classes) leave a rotation free: take the principal axes of the
+    # class means in feature space (eigenvectors of F^T Kc F = Q^T L Q, largest first) as the
+    # order, not the class axes, so the leading directions do not depend on the class names.
+    mean_gram = Q.T @ (lam[:, None] * Q)
+    axes = scipy.linalg.eigh((mean_gram + mean_gram.T) * 0.5, check_finite=False)[1][:, ::-1]
+    axes = axes / np.maximum(np.abs(axes).max(axis=0), 1e-300)  # scale-free Gram-Schmidt tol
+    s, B = leading_singular_vectors(
+        Q, n_components, candidates=np.hstack([axes, np.eye(n_classes)])
+    )
     A = P @ (B / lam[:, None])
     return s**2, A, B
 
@@ -345,7 +365,7 @@ class _CentredKernelEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
 
     def _kernel(self, X, Y=None) -> np.ndarray:
         return pairwise_kernel(
-            X, Y, kernel=self.kernel, gamma=self._gamma(), degree=self.degree, coef0=self.coef0
+            X, Y, kernel=self.kernel, gamma=self.gamma_, degree=self.degree, coef0=self.coef0
         )
 
     def _centred_train_kernel(self, X) -> np.ndarray:
@@ -354,11 +374,22 @@ class _CentredKernelEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
             X.shape[0], n_matrices=self._n_kernel_matrices, dtype=np.float64, method=self._label
         )
         if self.kernel == "precomputed":
-            self.X_fit_ = None
+            self.X_fit_, self.gamma_ = None, None
             K = np.array(X, dtype=np.float64, order="C", copy=True)
         else:
             self.X_fit_ = X
+            self.gamma_ = (
+                resolve_gamma(self._gamma(), X) if self.kernel in ("rbf", "poly") else None
+            )
             K = self._kernel(X)
+        check_kernel_health(
+            K,
+            method=self._label,
+            kernel=self.kernel,
+            gamma=self.gamma_,
+            X=self.X_fit_,
+            stacklevel=5,
+        )
         Kc, self.kernel_centering_ = center_kernel_train(K, copy=False)
         return Kc
 

@@ -25,18 +25,20 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 from sklearn.cluster import KMeans
-from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.utils import check_random_state
 from threadpoolctl import threadpool_limits
 
+from graphdr.kernels import squared_distances
 from graphdr.methods.discriminant import (
     DEFAULT_REG,
     _KernelDiscriminant,
     center_kernel_inplace,
+    class_mean_gram,
     class_mean_kernels,
     core_targets,
     denominator_kernel_scatter,
     gram_schmidt_columns,
+    order_degenerate_eigenspaces,
     solve_kernel_gep,
 )
 
@@ -102,6 +104,10 @@ def nearest_neighbour_order(D2: np.ndarray) -> np.ndarray:
     a, b = np.unravel_index(np.argmax(D2), D2.shape)
     if a == b:  # all samples identical
         return np.arange(n)
+    # The front end is the one farther from the class on average (not the lower index), so the
+    # order, and the subclasses, do not depend on the order of the samples.
+    if D2[b].sum() > D2[a].sum():
+        a, b = b, a
     front, back = [int(a)], [int(b)]
     remaining = np.ones(n, dtype=bool)
     remaining[[a, b]] = False
@@ -118,21 +124,35 @@ def nearest_neighbour_order(D2: np.ndarray) -> np.ndarray:
 
 
 def _split_class(data, n_groups, *, clustering, seed, precomputed) -> np.ndarray:
-    """Subclass labels (0..n_groups-1, possibly fewer if k-means leaves a cluster empty)."""
+    """Subclass labels (0..n_groups-1, possibly fewer if k-means leaves a cluster empty).
+
+    k-means runs on the distinct rows of the class in lexicographic order, weighted by their
+    multiplicities: the clusters then do not depend on the order of the samples, and a
+    duplicated dataset gives the same clusters (doubled weights change no k-means step).
+    """
     if n_groups == 1:
         return np.zeros(data.shape[0], dtype=np.intp)
     if clustering == "kmeans":
-        coords = kernel_coordinates(data) if precomputed else data
+        if precomputed:
+            coords, inverse, weight = kernel_coordinates(data), None, None
+        else:
+            coords, inverse, weight = np.unique(
+                data, axis=0, return_inverse=True, return_counts=True
+            )
+            inverse = inverse.ravel()
+            if coords.shape[0] < n_groups:  # fewer distinct points than subclasses asked for
+                return inverse.astype(np.intp)
         km = KMeans(n_clusters=n_groups, n_init=3, random_state=seed)
         # Small classes: OpenMP start-up and spin-waiting cost more than the clustering (6x).
         threads = 1 if coords.size < _KMEANS_SERIAL_BELOW else None
         with threadpool_limits(threads, user_api="openmp"):
-            return km.fit(coords).labels_.astype(np.intp)
+            labels = km.fit(coords, sample_weight=weight).labels_.astype(np.intp)
+        return labels if inverse is None else labels[inverse]
     if precomputed:
         d = np.diag(data)
         D2 = d[:, None] + d[None, :] - 2.0 * data
     else:
-        D2 = euclidean_distances(data, squared=True)
+        D2 = squared_distances(data)  # exact symmetric, zero diagonal, safe at large offsets
     labels = np.empty(data.shape[0], dtype=np.intp)
     for g, chunk in enumerate(np.array_split(nearest_neighbour_order(D2), n_groups)):
         labels[chunk] = g
@@ -150,11 +170,14 @@ def partition_subclasses(
 ) -> SubclassPartition:
     """Split every class into ``n_per_class[c]`` subclasses (input space, or kernel space when
     ``precomputed``: ``data`` is then the N x N kernel). Empty clusters are dropped, so ``H`` can
-    be smaller than requested (duplicated samples). One seed per class is drawn up front from
-    ``random_state``, so a class's split does not depend on the others'."""
+    be smaller than requested (duplicated samples). One seed is drawn from ``random_state`` and
+    every class's k-means starts from it (a fresh generator per class): a class's split then
+    depends neither on the other classes nor on the class names (the order in which classes are
+    visited), and, as k-means runs on the class's sorted distinct rows, neither on the order of
+    its samples nor on a rescaling or translation of the data."""
     if clustering not in CLUSTERINGS:
         raise ValueError(f"clustering must be one of {CLUSTERINGS}, got {clustering!r}.")
-    seeds = check_random_state(random_state).randint(np.iinfo(np.int32).max, size=n_per_class.size)
+    seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
     sub = np.empty(labels.size, dtype=np.intp)
     class_of, offset = [], 0
     for c in range(n_per_class.size):
@@ -164,7 +187,7 @@ def partition_subclasses(
             block,
             int(n_per_class[c]),
             clustering=clustering,
-            seed=seeds[c],
+            seed=seed,
             precomputed=precomputed,
         )
         _, local = np.unique(local, return_inverse=True)  # consecutive, non-empty
@@ -215,9 +238,19 @@ def canonical_eigenbasis(w: np.ndarray, U: np.ndarray, atol: float = 1e-9) -> np
     return V
 
 
-def subclass_core_eigenpairs(O_bs: np.ndarray, n_components: int, tol: float = 1e-10):
-    """The largest ``n_components`` non-zero eigenpairs of ``O_bs`` (symmetric QR), descending,
-    with degenerate eigenspaces given a canonical basis. ``O_bs`` has rank H-1."""
+def subclass_core_eigenpairs(
+    O_bs: np.ndarray, n_components: int, tol: float = 1e-10, G: np.ndarray | None = None
+):
+    """The largest ``n_components`` non-zero eigenpairs of ``O_bs`` (symmetric QR), descending.
+    ``O_bs`` has rank H-1 and degenerate eigenspaces (eigenvalue 1 C-1 times, ``1 - P_c`` for
+    every class, shared by classes of equal size), whose basis is a free choice.
+
+    With ``G = R_s^T K R_s`` (the subclass-mean Gram matrix, :func:`class_mean_gram`) each
+    degenerate eigenspace is ordered by the principal axes of the subclass means in feature
+    space (the eigenvectors of ``O_bs G O_bs`` by decreasing eigenvalue; as
+    :func:`~graphdr.methods.discriminant.data_ordered_core_basis` for AKDA, which one subclass
+    per class reproduces): a rule that does not depend on the class names or sample order.
+    Without ``G``, the canonical (subclass-order) basis of :func:`canonical_eigenbasis`."""
     w, U = scipy.linalg.eigh(O_bs)
     w, U = w[::-1], U[:, ::-1]
     rank = int(np.sum(w > tol))
@@ -226,7 +259,13 @@ def subclass_core_eigenpairs(O_bs: np.ndarray, n_components: int, tol: float = 1
             f"n_components={n_components} is larger than the rank of the between-subclass core "
             f"matrix = {rank}: only {rank} discriminant directions exist."
         )
-    V = canonical_eigenbasis(w[:rank], U[:, :rank])
+    if G is None:
+        V = canonical_eigenbasis(w[:rank], U[:, :rank])
+    else:
+        B = O_bs @ G @ O_bs
+        mu, axes = scipy.linalg.eigh((B + B.T) * 0.5, check_finite=False)
+        candidates = np.hstack([axes[:, ::-1], canonical_eigenbasis(w[:rank], U[:, :rank])])
+        V = order_degenerate_eigenspaces(w[:rank], U[:, :rank], candidates, rtol=1e-9)
     return w[:n_components].copy(), V[:, :n_components]
 
 
@@ -262,7 +301,7 @@ class _SubclassDiscriminant(_KernelDiscriminant):
         n_subclasses=2,
         clustering="kmeans",
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         reg=DEFAULT_REG,
@@ -342,7 +381,8 @@ class AKSDA(_SubclassDiscriminant):
         self._early_checks(class_counts)
         K = self._train_kernel(X)
         part, n_components = self._subclasses(X, K, y_enc, class_counts)
-        lam, V = subclass_core_eigenpairs(between_subclass_core(part), n_components)
+        G = class_mean_gram(K, part.labels, part.counts)
+        lam, V = subclass_core_eigenpairs(between_subclass_core(part), n_components, G=G)
         Theta = core_targets(part.labels, part.counts, V * np.sqrt(lam))
         Psi = self._solve(K, X, Theta)
         self._set_centering(None)
@@ -376,7 +416,7 @@ class KSDA(_SubclassDiscriminant):
         n_subclasses=2,
         clustering="nn",
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         reg=DEFAULT_REG,
@@ -437,7 +477,8 @@ class GSDA(_SubclassDiscriminant):
         K = self._train_kernel(X)
         part, n_components = self._subclasses(X, K, y_enc, class_counts)
         self._set_centering(*center_kernel_inplace(K))
-        lam, V = subclass_core_eigenpairs(between_subclass_core(part), n_components)
+        G = class_mean_gram(K, part.labels, part.counts)
+        lam, V = subclass_core_eigenpairs(between_subclass_core(part), n_components, G=G)
         Psi = self._solve(K, X, core_targets(part.labels, part.counts, V), centred=True)
         self._store(Psi, lam)
         return self

@@ -48,7 +48,12 @@ from graphdr.methods.graph_embedding import (
     KernelGraphEmbedding,
 )
 from graphdr.solvers import flip_signs, numerical_rank
-from graphdr.uncertainty import check_sample_variance, make_uncertainty
+from graphdr.uncertainty import (
+    ConstantUncertainty,
+    check_sample_variance,
+    check_uncertainty_scale,
+    make_uncertainty,
+)
 
 __all__ = [
     "GEU",
@@ -354,7 +359,11 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
         ``K_ii + K_jj - 2 K_ij`` (see docs/ngeu.md).
     kernel : {"rbf", "linear", "poly"}, default "rbf" ("poly": degree 2 only; no
         "precomputed").
-    gamma, degree, coef0 : scikit-learn conventions (``gamma=None``: 1 / n_features).
+    gamma, degree, coef0 : as :class:`~graphdr.methods.graph_embedding.KernelGraphEmbedding`
+        (default ``gamma="scale"``, ``1 / (n_features * X.var())`` of the training means: with
+        it, and the "nn" uncertainty scheme (``sigma_i`` proportional to distances), rescaling
+        the data leaves the expected kernel and the embedding unchanged; the "constant" scheme's
+        ``s0`` is absolute, so it does not follow a rescaling).
     uncertainty, beta, s0 : the training uncertainty (as :class:`GEU`); ``uncertainty=
         "constant"`` gives paper 004's "-N" variants.
     test_uncertainty : {"dirac", "estimate"}, default "dirac". How ``transform`` treats new
@@ -374,7 +383,7 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
         n_components=None,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         uncertainty="nn",
@@ -433,7 +442,7 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
             x_variance=x_variance,
             y_variance=y_variance,
             kernel=self.kernel,
-            gamma=self.gamma,
+            gamma=self.gamma_,
             degree=self.degree,
             coef0=self.coef0,
         )
@@ -444,6 +453,10 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
         keep = self.test_uncertainty == "estimate"
         self.sample_variance_, scheme = self._training_variance(X, y_enc, sample_variance, keep)
         self.uncertainty_ = scheme if keep else None
+        if sample_variance is None and isinstance(scheme, ConstantUncertainty):
+            # an absolute s0 is the one uncertainty that cannot follow a rescaling of the data
+            # ("nn" variances scale with it, explicit ones are the caller's)
+            check_uncertainty_scale(X, self.sample_variance_, method=self._label(), stacklevel=5)
         return self._expected_kernel(X, x_variance=self.sample_variance_)
 
     def _test_kernel(self, X, sample_variance=None):
@@ -460,7 +473,7 @@ class KPCA_NGEU(NGEU):
         n_components=None,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         uncertainty="nn",
@@ -495,7 +508,7 @@ class KDA_NGEU(NGEU):
         n_components=None,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         uncertainty="nn",
@@ -532,7 +545,7 @@ class KMFA_NGEU(NGEU):
         n_components=None,
         *,
         kernel="rbf",
-        gamma=None,
+        gamma="scale",
         degree=2,
         coef0=1.0,
         uncertainty="nn",
