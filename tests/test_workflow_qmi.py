@@ -27,6 +27,7 @@ TARGETS = [
     f"{FIGURES}/qmi/benchmarks_ncc.md",
     f"{FIGURES}/qmi/benchmarks_linear_svm.md",
     f"{FIGURES}/qmi/benchmarks_datasets.md",
+    f"{FIGURES}/qmi/faces_datasets.md",
     f"{FIGURES}/qmi/qmi_verdicts.md",
     f"{FIGURES}/qmi/faces_ncc.md",
     f"{FIGURES}/qmi/faces_curves.pdf",
