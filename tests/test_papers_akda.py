@@ -189,19 +189,19 @@ def test_results_frame_units_groups_and_speedups(tmp_path):
     ledger.check_results(frame)
     ap = frame[frame["metric"] == "ap"]
     # one row per class: the mean over the splits is the run's MAP (in %)
-    one = ap[(ap["dataset"] == "a/10Ex") & (ap["method"] == "AKDA")]
-    assert one["split"].tolist() == ["0", "1", "2"]
+    one = ap[(ap["dataset"] == "a") & (ap["method"] == "AKDA")]
+    assert one["split"].tolist() == ["10Ex/0", "10Ex/1", "10Ex/2"]
     record = json.loads(runs[("a", "10Ex", "AKDA")][0].read_text())
     assert one["value"].mean() == pytest.approx(100 * record["map"])
     assert set(one["condition"]) == {"10Ex"} and set(one["collection"]) == {"a"}
     # a family mean exists only where all of its members ran
     groups = ap[ap["method"].isin(akda_report.GROUPS)]
     assert set(zip(groups["dataset"], groups["method"], strict=True)) == {
-        ("a/10Ex", "class-based mean"),
-        ("a/10Ex", "subclass-based mean"),
+        ("a", "class-based mean"),
+        ("a", "subclass-based mean"),
     }
     members = ap[
-        (ap["dataset"] == "a/10Ex") & ap["method"].isin(akda_report.GROUPS["subclass-based mean"])
+        (ap["dataset"] == "a") & ap["method"].isin(akda_report.GROUPS["subclass-based mean"])
     ]
     expected = members.groupby("split")["value"].mean()
     got = groups[groups["method"] == "subclass-based mean"].set_index("split")["value"]

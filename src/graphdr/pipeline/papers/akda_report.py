@@ -248,10 +248,12 @@ def results_frame(
     ``runs`` maps (dataset, condition, method) to (result JSON, timing JSON) of
     :func:`graphdr.pipeline.papers.akda.akda_run`. The unit of an experiment is the *class*:
     MAP is the mean of the per-class average precisions, so study ``map`` has one row per class
-    (metric ``ap``, in %, ``split`` = the class index; the mean over splits is the MAP) and paired
-    tests compare methods class by class. ``dataset`` names the experiment
-    (``<dataset>/<condition>``); ``condition`` and ``collection`` (the dataset alone) are extra
-    columns for the claims' ``where`` filters. The families of :data:`GROUPS` are derived methods.
+    (metric ``ap``, in %; the mean over a run's rows is its MAP) and paired tests compare methods
+    class by class. In study ``map`` the ``dataset`` is the collection and ``split`` is
+    ``<condition>/<class index>``, so a claim over both conditions pairs the classes of both
+    (with the 4 collections of the full configuration the engine's units are these pairs, not
+    per-dataset means: docs/claims.md); ``condition`` and ``collection`` are extra columns for
+    the claims' ``where`` filters. The families of :data:`GROUPS` are derived methods.
 
     Study ``timing`` holds MEASURED values (they change with every run): ``train_seconds`` /
     ``test_seconds`` of each method, and ``train_speedup`` / ``test_speedup`` = the reference
@@ -266,7 +268,7 @@ def results_frame(
         base = {
             "paper": PAPER,
             "variant": variant,
-            "dataset": exp,
+            "dataset": dataset,
             "method": method,
             "classifier": "rbf_svm" if method == "KSVM" else "linear_svm",
             "condition": condition,
@@ -284,7 +286,8 @@ def results_frame(
         for k, v in enumerate(ap):
             rows.append(
                 base
-                | {"study": "map", "dimension": dim, "split": f"{k:0{width}d}", "metric": "ap"}
+                | {"study": "map", "dimension": dim, "split": f"{condition}/{k:0{width}d}"}
+                | {"metric": "ap"}
                 | {"value": v, "reference": ""}
             )
         seconds[(exp, method)] = (base, float(t["train_seconds"]), float(t["test_seconds"]))
@@ -304,11 +307,13 @@ def _group_rows(aps) -> list[dict]:
             if not all((exp, m) in aps for m in members):
                 continue
             base = aps[(exp, members[0])][0] | {"method": name, "classifier": "linear_svm"}
+            condition = base["condition"]
             mean = np.mean([aps[(exp, m)][1] for m in members], axis=0)
             width = len(str(mean.size - 1))
             rows += [
                 base
-                | {"study": "map", "dimension": "", "split": f"{k:0{width}d}", "metric": "ap"}
+                | {"study": "map", "dimension": "", "split": f"{condition}/{k:0{width}d}"}
+                | {"metric": "ap"}
                 | {"value": float(v), "reference": ""}
                 for k, v in enumerate(mean)
             ]
@@ -318,7 +323,8 @@ def _group_rows(aps) -> list[dict]:
 def _timing_rows(seconds) -> list[dict]:
     rows = []
     for (exp, method), (base, train, test) in seconds.items():
-        timing = base | {"study": "timing", "dimension": "", "split": "run"}
+        # one run per experiment: the experiment is the timing study's dataset
+        timing = base | {"study": "timing", "dataset": exp, "dimension": "", "split": "run"}
         rows.append(timing | {"metric": "train_seconds", "value": train, "reference": ""})
         rows.append(timing | {"metric": "test_seconds", "value": test, "reference": ""})
         references = {r: r for r in REFERENCES if r != method}
