@@ -258,3 +258,13 @@ def test_claims_parse_and_every_checked_claim_selects_data(tmp_path):
     assert len(judged) == len(checked)
     unselected = judged[judged["verdict"] == "not checked"]
     assert unselected.empty, unselected[["claim", "evidence"]].to_string()
+
+
+def test_notes_quote_the_generated_verdicts():
+    from graphdr.ledger import scorecard
+
+    folder = CLAIMS.parents[2] / "paper_figures" / "akda"
+    verdicts = pd.read_csv(folder / "akda_verdicts.csv", dtype=str, keep_default_na=False)
+    notes = (folder / "NOTES.md").read_text(encoding="utf-8")
+    assert scorecard.NOTES_PATTERN.search(notes)
+    assert scorecard.notes_mismatches(notes, verdicts) == []
