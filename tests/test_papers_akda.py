@@ -8,6 +8,7 @@ the estimators' own RBF kernels, and the tables' paper-average rows.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -105,7 +106,9 @@ def test_tables_show_paper_averages_and_differences(tmp_path):
     for d in ("a", "b"):
         for m, v in (("KDA", 0.5), ("AKDA", 0.6)):
             res, tim = tmp_path / f"{d}{m}.json", tmp_path / f"{d}{m}.timing.json"
-            res.write_text(json.dumps({"n_train": 10, "n_test": 5, "map": v, "selected": {}}))
+            res.write_text(
+                json.dumps({"n_train": 10, "n_test": 5, "map": v, "ap": [v, v], "selected": {}})
+            )
             tim.write_text(
                 json.dumps({"train_seconds": 2.0 if m == "KDA" else 0.5, "test_seconds": 1.0})
             )
@@ -124,7 +127,7 @@ def test_tables_show_paper_averages_and_differences(tmp_path):
     shown = akda_report.akda_tables(
         runs, {("b", "10Ex", "AKDA"): "not run: test"}, reference=ref, labels={"a": "A"},
         map_stem=tmp_path / "map", timing_stem=tmp_path / "speed_timing",
-        runs_output=tmp_path / "runs.csv", claims_output=tmp_path / "claims_timing.md",
+        runs_output=tmp_path / "runs.csv", results_output=tmp_path / "results.csv",
     )  # fmt: skip
     table = shown["map_10Ex"].set_index("dataset")
     assert table.loc["A", "AKDA"] == "60.00"
@@ -135,7 +138,9 @@ def test_tables_show_paper_averages_and_differences(tmp_path):
     assert table.loc["our average (1 complete rows)", "KDA"] == "50.00"
     speed = shown["timing_10Ex"].set_index("dataset")
     assert speed.loc["A", "AKDA"].startswith("4.00 / 1.00")
-    assert "KDA / AKDA training time: 4.00" in (tmp_path / "claims_timing.md").read_text()
+    tidy = pd.read_csv(tmp_path / "results.csv", dtype={"split": str}, keep_default_na=False)
+    speedup = tidy[(tidy["metric"] == "train_speedup") & (tidy["reference"] == "counterpart")]
+    assert speedup["value"].tolist() == [4.0]  # KDA 2 s / AKDA 0.5 s on dataset a
 
 
 def test_method_modules_define_the_estimators():
@@ -144,3 +149,122 @@ def test_method_modules_define_the_estimators():
     for method, module in akda.METHOD_MODULES.items():
         assert hasattr(importlib.import_module(module), method)
     assert set(akda.METHOD_MODULES) == set(akda.KERNEL_DR)
+
+
+# ---- the claims ledger: results frame and claims file -----------------------------------------
+
+CLAIMS = Path(__file__).resolve().parents[1] / "config" / "references" / "akda_claims.csv"
+
+
+def _write_runs(tmp_path, cells, n_classes=3, seed=0):
+    """Hand-made run records: AP per class from a seeded generator, method-dependent seconds."""
+    rng = np.random.default_rng(seed)
+    runs = {}
+    for d, c, m in cells:
+        stem = tmp_path / f"{d}_{c}_{m}"
+        ap = rng.uniform(0.2, 0.9, n_classes)
+        dim = None if m in ("LSVM", "KSVM") else n_classes - 1
+        stem.with_suffix(".json").write_text(
+            json.dumps({"map": float(ap.mean()), "ap": ap.tolist(), "dimension": dim})
+        )
+        seconds = 1.0 + akda.METHODS.index(m)
+        stem.with_suffix(".timing.json").write_text(
+            json.dumps({"train_seconds": seconds, "test_seconds": seconds / 10})
+        )
+        runs[(d, c, m)] = (stem.with_suffix(".json"), stem.with_suffix(".timing.json"))
+    return runs
+
+
+def test_results_frame_units_groups_and_speedups(tmp_path):
+    cells = [("a", "10Ex", m) for m in akda.METHODS] + [
+        ("b", "100Ex", m) for m in ("KDA", "AKDA", "SRKDA")
+    ]
+    runs = _write_runs(tmp_path, cells)
+    toy = tmp_path / "toy_timing.json"
+    toy.write_text(json.dumps({"akda_seconds": 0.5, "kda_seconds": 5.0}))
+    frame = akda_report.results_frame(runs, toy_timing=toy, toy_dataset="t")
+    from graphdr import ledger
+
+    assert list(frame.columns) == [*ledger.RESULT_COLUMNS, "condition", "collection", "reference"]
+    ledger.check_results(frame)
+    ap = frame[frame["metric"] == "ap"]
+    # one row per class: the mean over the splits is the run's MAP (in %)
+    one = ap[(ap["dataset"] == "a") & (ap["method"] == "AKDA")]
+    assert one["split"].tolist() == ["10Ex/0", "10Ex/1", "10Ex/2"]
+    record = json.loads(runs[("a", "10Ex", "AKDA")][0].read_text())
+    assert one["value"].mean() == pytest.approx(100 * record["map"])
+    assert set(one["condition"]) == {"10Ex"} and set(one["collection"]) == {"a"}
+    # a family mean exists only where all of its members ran
+    groups = ap[ap["method"].isin(akda_report.GROUPS)]
+    assert set(zip(groups["dataset"], groups["method"], strict=True)) == {
+        ("a", "class-based mean"),
+        ("a", "subclass-based mean"),
+    }
+    members = ap[
+        (ap["dataset"] == "a") & ap["method"].isin(akda_report.GROUPS["subclass-based mean"])
+    ]
+    expected = members.groupby("split")["value"].mean()
+    got = groups[groups["method"] == "subclass-based mean"].set_index("split")["value"]
+    np.testing.assert_allclose(got.sort_index(), expected.sort_index())
+    # speed-ups: the reference's seconds over the method's, same experiment
+    t = frame[(frame["study"] == "timing") & (frame["metric"] == "train_speedup")]
+    sec = {m: 1.0 + akda.METHODS.index(m) for m in akda.METHODS}
+    row = t[(t["dataset"] == "a/10Ex") & (t["method"] == "AKDA") & (t["reference"] == "SRKDA")]
+    assert row["value"].tolist() == [pytest.approx(sec["SRKDA"] / sec["AKDA"])]
+    row = t[
+        (t["dataset"] == "a/10Ex") & (t["method"] == "AKSDA") & (t["reference"] == "counterpart")
+    ]
+    assert row["value"].tolist() == [pytest.approx(sec["KSDA"] / sec["AKSDA"])]
+    assert t[(t["dataset"] == "b/100Ex") & (t["reference"] == "KSDA")].empty  # KSDA not run on b
+    toy_rows = frame[frame["study"] == "toy"]
+    assert toy_rows.loc[toy_rows["metric"] == "train_speedup", "value"].tolist() == [10.0]
+    # deterministic bytes
+    akda_report.write_results(frame, tmp_path / "r1.csv")
+    again = akda_report.results_frame(
+        dict(reversed(list(runs.items()))), toy_timing=toy, toy_dataset="t"
+    )
+    akda_report.write_results(again, tmp_path / "r2.csv")
+    assert (tmp_path / "r1.csv").read_bytes() == (tmp_path / "r2.csv").read_bytes()
+
+
+def test_results_frame_needs_per_class_ap(tmp_path):
+    runs = _write_runs(tmp_path, [("a", "10Ex", "AKDA")])
+    res = runs[("a", "10Ex", "AKDA")][0]
+    res.write_text(json.dumps({"map": 0.5, "dimension": 2}))
+    with pytest.raises(ValueError, match="per-class average precisions"):
+        akda_report.results_frame(runs)
+
+
+def test_claims_parse_and_every_checked_claim_selects_data(tmp_path):
+    from graphdr import ledger
+
+    claims = ledger.read_claims(CLAIMS)
+    assert len({c.claim for c in claims}) == len(claims)
+    for c in claims:
+        if c.status == "not checked":
+            assert c.reason
+    # a frame of the full configuration's shape: every experiment of papers.akda, every method
+    experiments = [
+        (d, c) for d in ("akda_decaf50", "akda_usps", "coil20") for c in ("10Ex", "100Ex")
+    ] + [("akda_decaf200", "100Ex")]
+    cells = [(d, c, m) for d, c in experiments for m in akda.METHODS]
+    runs = _write_runs(tmp_path, cells, n_classes=8)
+    toy = tmp_path / "toy_timing.json"
+    toy.write_text(json.dumps({"akda_seconds": 0.5, "kda_seconds": 5.0}))
+    frame = akda_report.results_frame(runs, toy_timing=toy, toy_dataset="akda_decaf50")
+    verdicts = ledger.judge(claims, frame)
+    checked = {c.claim for c in claims if c.status == "check"}
+    judged = verdicts[verdicts["claim"].isin(checked)]
+    assert len(judged) == len(checked)
+    unselected = judged[judged["verdict"] == "not checked"]
+    assert unselected.empty, unselected[["claim", "evidence"]].to_string()
+
+
+def test_notes_quote_the_generated_verdicts():
+    from graphdr.ledger import scorecard
+
+    folder = CLAIMS.parents[2] / "paper_figures" / "akda"
+    verdicts = pd.read_csv(folder / "akda_verdicts.csv", dtype=str, keep_default_na=False)
+    notes = (folder / "NOTES.md").read_text(encoding="utf-8")
+    assert scorecard.NOTES_PATTERN.search(notes)
+    assert scorecard.notes_mismatches(notes, verdicts) == []

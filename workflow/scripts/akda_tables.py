@@ -1,4 +1,4 @@
-"""Rule akda_tables: MAP and speed-up tables against the paper's averages, claims.
+"""Rule akda_tables: MAP and speed-up tables against the paper's averages, the results frame.
 
 Run by Snakemake, or by hand for debugging (`python workflow/scripts/akda_tables.py`): the
 example job below is then rebuilt from the workflow.
@@ -34,5 +34,7 @@ with runtime.job(snakemake):
         map_stem=snakemake.params.map_stem,
         timing_stem=snakemake.params.timing_stem,
         runs_output=snakemake.output.runs,
-        claims_output=snakemake.output.claims,
+        results_output=snakemake.output.results,
+        toy_timing=snakemake.input.toy_timing[0] if snakemake.input.toy_timing else None,
+        toy_dataset=snakemake.params.toy_dataset,
     )

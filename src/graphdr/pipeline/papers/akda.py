@@ -508,7 +508,7 @@ def akda_toy(
     Figure 2: the first two input dimensions of every training sample (target vs rest).
     Figure 3: the 1-D AKDA projection (binary closed form) of the same samples. The fit times
     of AKDA and of KDA (same kernel, same data; KDA only up to ``kda_max_train`` samples) go to
-    ``timing_path`` (the paper: 2.25 s against 140.96 s).
+    ``timing_path`` (the paper's times: claims C2-C3 of config/references/akda_claims.csv).
     """
     module = importlib.import_module(METHOD_MODULES["AKDA"])
     AKDA, KDA = module.AKDA, module.KDA

@@ -1,4 +1,5 @@
-"""Paper 002 (AKDA / AKSDA): MAP and speed-up tables against the paper's averages, and claims.
+"""Paper 002 (AKDA / AKSDA): MAP and speed-up tables against the paper's averages, and the
+tidy results frame of the claims ledger (:func:`results_frame`).
 
 Reads the runs written by :func:`graphdr.pipeline.papers.akda.akda_run`. Files whose names
 contain ``timing`` tabulate wall-clock measurements.
@@ -14,11 +15,11 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from graphdr import reporting
+from graphdr import ledger, reporting
 from graphdr.pipeline import io
 from graphdr.pipeline.papers.akda import METHODS
 
-__all__ = ["akda_tables"]
+__all__ = ["GROUPS", "akda_tables", "results_frame", "write_results"]
 
 
 def _read(path):
@@ -59,7 +60,9 @@ def akda_tables(
     map_stem: str | os.PathLike,
     timing_stem: str | os.PathLike,
     runs_output: str | os.PathLike,
-    claims_output: str | os.PathLike,
+    results_output: str | os.PathLike | None = None,
+    toy_timing: str | os.PathLike | None = None,
+    toy_dataset: str = "",
 ) -> dict[str, pd.DataFrame]:
     """MAP tables (per condition: datasets, our average and the paper's average) and speed-ups.
 
@@ -67,8 +70,10 @@ def akda_tables(
     the cells that were not run to the reason. ``reference`` is the CSV of the paper's averages
     (columns table, row, column, value, source: tables ``map`` and ``train_speedup`` /
     ``test_speedup``, rows conditions, columns methods). Writes ``<map_stem>_<condition>`` and
-    ``<timing_stem>_<condition>`` (.csv/.md/.tex), the long CSV of deterministic numbers and the
-    claims file (its verdicts use MAP only, plus measured speed-ups: its name holds "timing").
+    ``<timing_stem>_<condition>`` (.csv/.md/.tex), the long CSV of deterministic numbers and,
+    with ``results_output``, the ledger's tidy results frame (:func:`results_frame`; it holds the
+    measured seconds and speed-ups too, so it changes with every run). The verdicts are the
+    ledger's (``config/references/akda_claims.csv``), not this module's.
     """
     frame = _runs_frame(runs)
     paper = pd.read_csv(reference)
@@ -112,7 +117,9 @@ def akda_tables(
             ),
             float_format=".2f",
         )
-    _claims(frame, paper, skipped, claims_output)
+    if results_output is not None:
+        tidy = results_frame(runs, toy_timing=toy_timing, toy_dataset=toy_dataset)
+        write_results(tidy, results_output)
     return shown
 
 
@@ -207,51 +214,156 @@ def _speedup_table(tr, te, paper, cond, skipped, labels):
     return pd.DataFrame(records)
 
 
-def _claims(frame, paper, skipped, output):
-    """Verdicts of the paper's four claims on our runs (Markdown)."""
-    lines = ["# Paper 002: claims against our runs (MEASURED speed-ups: values vary)", ""]
-    class_kernel = ["KDA", "GDA", "SRKDA", "AKDA", "KSVM"]
-    for cond in _ordered(frame["condition"], ["10Ex", "100Ex"]):
-        sub = frame[frame["condition"] == cond]
-        lines.append(f"## {cond}")
-        lines.append("")
-        for d, g in sub.groupby("dataset", sort=False):
-            maps = g.set_index("method")["map"]
-            ck = maps.reindex([m for m in class_kernel if m in maps.index])
-            best_ck = ck.idxmax() if len(ck) else None
-            best = maps.idxmax()
-            rank = ", ".join(f"{m} {v:.2f}" for m, v in maps.sort_values(ascending=False).items())
-            lines.append(f"- **{d}** (N = {int(g['n_train'].iloc[0])}): MAP ranking {rank}.")
-            lines.append(
-                f"  - AKDA best among the class-based kernel methods that ran "
-                f"({', '.join(ck.index)}): {'YES' if best_ck == 'AKDA' else f'NO ({best_ck})'}"
-                + (
-                    f", AKDA - best other = {ck['AKDA'] - ck.drop('AKDA').max():+.2f}"
-                    if "AKDA" in ck and len(ck) > 1
-                    else ""
-                )
+# ---- the claims ledger's results frame ------------------------------------------------------
+
+#: derived methods: the per-class AP averaged over a family of methods (the paper compares the
+#: class-based and subclass-based kernel families, Section 6.3.2); a family's row exists only
+#: where every member ran, so the average is always over the same methods
+GROUPS = {
+    "class-based mean": ("KDA", "GDA", "SRKDA", "AKDA", "KSVM"),
+    "subclass-based mean": ("KSDA", "GSDA", "AKSDA"),
+}
+#: the conventional method each proposed method accelerates (reference "counterpart")
+COUNTERPART = {"AKDA": "KDA", "AKSDA": "KSDA"}
+#: methods every speed-up is also computed against (the paper's tables divide by KDA)
+REFERENCES = ("KDA", "KSDA")
+RESULT_EXTRA = ("condition", "collection", "reference")
+PAPER = "akda"
+
+
+def _experiment(dataset: str, condition: str) -> str:
+    """One experiment of the paper (a dataset in one condition: its "24 experiments")."""
+    return f"{dataset}/{condition}"
+
+
+def results_frame(
+    runs: Mapping[tuple[str, str, str], tuple[str, str]],
+    *,
+    toy_timing: str | os.PathLike | None = None,
+    toy_dataset: str = "",
+    variant: str = "primary",
+) -> pd.DataFrame:
+    """The tidy results frame of paper 002 for the claims ledger (docs/claims.md).
+
+    ``runs`` maps (dataset, condition, method) to (result JSON, timing JSON) of
+    :func:`graphdr.pipeline.papers.akda.akda_run`. The unit of an experiment is the *class*:
+    MAP is the mean of the per-class average precisions, so study ``map`` has one row per class
+    (metric ``ap``, in %; the mean over a run's rows is its MAP) and paired tests compare methods
+    class by class. In study ``map`` the ``dataset`` is the collection and ``split`` is
+    ``<condition>/<class index>``, so a claim over both conditions pairs the classes of both
+    (with the 4 collections of the full configuration the engine's units are these pairs, not
+    per-dataset means: docs/claims.md); ``condition`` and ``collection`` are extra columns for
+    the claims' ``where`` filters. The families of :data:`GROUPS` are derived methods.
+
+    Study ``timing`` holds MEASURED values (they change with every run): ``train_seconds`` /
+    ``test_seconds`` of each method, and ``train_speedup`` / ``test_speedup`` = the reference
+    method's seconds / the method's (column ``reference``: KDA and KSDA for every method, every
+    other method for AKDA and AKSDA, and ``counterpart`` for AKDA over KDA and AKSDA over KSDA).
+    Study ``toy`` holds the toy problem's AKDA and KDA fit times and their ratio.
+    """
+    rows, seconds, aps = [], {}, {}
+    for (dataset, condition, method), (result, timing) in runs.items():
+        r, t = _read(result), _read(timing)
+        exp = _experiment(dataset, condition)
+        base = {
+            "paper": PAPER,
+            "variant": variant,
+            "dataset": dataset,
+            "method": method,
+            "classifier": "rbf_svm" if method == "KSVM" else "linear_svm",
+            "condition": condition,
+            "collection": dataset,
+        }
+        dim = "" if r.get("dimension") is None else str(r["dimension"])
+        if "ap" not in r:
+            raise ValueError(
+                f"{result}: the run record has no per-class average precisions ('ap'); rerun "
+                "akda_run (the ledger's paired tests use the classes as units)."
             )
-            lines.append(
-                f"  - AKSDA best overall: {'YES' if best == 'AKSDA' else f'NO ({best})'}"
-                + (
-                    f", AKSDA - best other = {maps['AKSDA'] - maps.drop('AKSDA').max():+.2f}"
-                    if "AKSDA" in maps and len(maps) > 1
-                    else ""
-                )
+        ap = 100.0 * np.asarray(r["ap"], dtype=float)
+        aps[(exp, method)] = (base, ap)
+        width = len(str(ap.size - 1))
+        for k, v in enumerate(ap):
+            rows.append(
+                base
+                | {"study": "map", "dimension": dim, "split": f"{condition}/{k:0{width}d}"}
+                | {"metric": "ap"}
+                | {"value": v, "reference": ""}
             )
-            t = g.set_index("method")["train_seconds"]
-            if "AKDA" in t and "SRKDA" in t:
-                lines.append(
-                    f"  - SRKDA / AKDA training time: {t['SRKDA'] / t['AKDA']:.2f} (paper: about 2)"
-                )
-            if "AKDA" in t and "KDA" in t:
-                lines.append(
-                    f"  - KDA / AKDA training time: {t['KDA'] / t['AKDA']:.2f} (paper average: 8.26 at 10Ex, 58 at 100Ex)"
-                )
-            elif "AKDA" in t:
-                lines.append(
-                    f"  - KDA / AKDA training time: KDA {skipped.get((d, cond, 'KDA'), 'not run')}"
-                )
-        lines.append("")
-    text = "\n".join(lines) + "\n"
-    io.write_text(text, output)
+        seconds[(exp, method)] = (base, float(t["train_seconds"]), float(t["test_seconds"]))
+    rows += _group_rows(aps)
+    rows += _timing_rows(seconds)
+    if toy_timing is not None:
+        rows += _toy_rows(_read(toy_timing), toy_dataset, variant)
+    frame = pd.DataFrame(rows, columns=[*ledger.RESULT_COLUMNS, *RESULT_EXTRA])
+    keys = ["study", "variant", "dataset", "method", "reference", "metric", "split"]
+    return frame.sort_values(keys, kind="stable").reset_index(drop=True)
+
+
+def _group_rows(aps) -> list[dict]:
+    rows = []
+    for exp in sorted({e for e, _ in aps}):
+        for name, members in GROUPS.items():
+            if not all((exp, m) in aps for m in members):
+                continue
+            base = aps[(exp, members[0])][0] | {"method": name, "classifier": "linear_svm"}
+            condition = base["condition"]
+            mean = np.mean([aps[(exp, m)][1] for m in members], axis=0)
+            width = len(str(mean.size - 1))
+            rows += [
+                base
+                | {"study": "map", "dimension": "", "split": f"{condition}/{k:0{width}d}"}
+                | {"metric": "ap"}
+                | {"value": float(v), "reference": ""}
+                for k, v in enumerate(mean)
+            ]
+    return rows
+
+
+def _timing_rows(seconds) -> list[dict]:
+    rows = []
+    for (exp, method), (base, train, test) in seconds.items():
+        # one run per experiment: the experiment is the timing study's dataset
+        timing = base | {"study": "timing", "dataset": exp, "dimension": "", "split": "run"}
+        rows.append(timing | {"metric": "train_seconds", "value": train, "reference": ""})
+        rows.append(timing | {"metric": "test_seconds", "value": test, "reference": ""})
+        references = {r: r for r in REFERENCES if r != method}
+        if method in COUNTERPART:  # the proposed methods against every method of the experiment
+            references |= {m: m for e, m in seconds if e == exp and m != method}
+            references["counterpart"] = COUNTERPART[method]
+        for label, ref in references.items():
+            if (exp, ref) not in seconds:
+                continue
+            _, ref_train, ref_test = seconds[(exp, ref)]
+            rows.append(
+                timing | {"metric": "train_speedup", "value": ref_train / train, "reference": label}
+            )
+            rows.append(
+                timing | {"metric": "test_speedup", "value": ref_test / test, "reference": label}
+            )
+    return rows
+
+
+def _toy_rows(timing: Mapping, dataset: str, variant: str) -> list[dict]:
+    base = {
+        "paper": PAPER, "study": "toy", "variant": variant, "dataset": dataset,
+        "classifier": "", "dimension": "1", "split": "run", "condition": "",
+        "collection": dataset,
+    }  # fmt: skip
+    rows = [base | {"method": "AKDA", "metric": "train_seconds", "value": timing["akda_seconds"]}]
+    if "kda_seconds" in timing:
+        rows.append(
+            base | {"method": "KDA", "metric": "train_seconds", "value": timing["kda_seconds"]}
+        )
+        rows.append(
+            base
+            | {"method": "AKDA", "metric": "train_speedup", "reference": "KDA"}
+            | {"value": timing["kda_seconds"] / timing["akda_seconds"]}
+        )
+    return [r | {"reference": r.get("reference", "")} for r in rows]
+
+
+def write_results(frame: pd.DataFrame, path: str | os.PathLike) -> None:
+    """The results frame as CSV with fixed float formatting (deterministic bytes for the same
+    runs; the ``timing`` and ``toy`` studies are measurements and change run to run)."""
+    io.write_text(frame.to_csv(index=False, lineterminator="\n", float_format="%.10g"), path)
