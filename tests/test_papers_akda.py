@@ -128,6 +128,7 @@ def test_tables_show_paper_averages_and_differences(tmp_path):
         runs, {("b", "10Ex", "AKDA"): "not run: test"}, reference=ref, labels={"a": "A"},
         map_stem=tmp_path / "map", timing_stem=tmp_path / "speed_timing",
         runs_output=tmp_path / "runs.csv", results_output=tmp_path / "results.csv",
+        timing_output=tmp_path / "results_timing.csv",
     )  # fmt: skip
     table = shown["map_10Ex"].set_index("dataset")
     assert table.loc["A", "AKDA"] == "60.00"
@@ -138,7 +139,7 @@ def test_tables_show_paper_averages_and_differences(tmp_path):
     assert table.loc["our average (1 complete rows)", "KDA"] == "50.00"
     speed = shown["timing_10Ex"].set_index("dataset")
     assert speed.loc["A", "AKDA"].startswith("4.00 / 1.00")
-    tidy = pd.read_csv(tmp_path / "results.csv", dtype={"split": str}, keep_default_na=False)
+    tidy = pd.read_csv(tmp_path / "results_timing.csv", dtype={"split": str}, keep_default_na=False)
     speedup = tidy[(tidy["metric"] == "train_speedup") & (tidy["reference"] == "counterpart")]
     assert speedup["value"].tolist() == [4.0]  # KDA 2 s / AKDA 0.5 s on dataset a
 
@@ -216,15 +217,18 @@ def test_results_frame_units_groups_and_speedups(tmp_path):
     ]
     assert row["value"].tolist() == [pytest.approx(sec["KSDA"] / sec["AKSDA"])]
     assert t[(t["dataset"] == "b/100Ex") & (t["reference"] == "KSDA")].empty  # KSDA not run on b
-    toy_rows = frame[frame["study"] == "toy"]
+    toy_rows = frame[frame["study"] == "toy_timing"]
     assert toy_rows.loc[toy_rows["metric"] == "train_speedup", "value"].tolist() == [10.0]
     # deterministic bytes
-    akda_report.write_results(frame, tmp_path / "r1.csv")
+    akda_report.write_results(frame, tmp_path / "r1.csv", tmp_path / "t1.csv")
     again = akda_report.results_frame(
         dict(reversed(list(runs.items()))), toy_timing=toy, toy_dataset="t"
     )
-    akda_report.write_results(again, tmp_path / "r2.csv")
+    akda_report.write_results(again, tmp_path / "r2.csv", tmp_path / "t2.csv")
     assert (tmp_path / "r1.csv").read_bytes() == (tmp_path / "r2.csv").read_bytes()
+    # measured rows live in the timing file only (its bytes change run to run)
+    assert "train_seconds" not in (tmp_path / "r1.csv").read_text()
+    assert "train_seconds" in (tmp_path / "t1.csv").read_text()
 
 
 def test_results_frame_needs_per_class_ap(tmp_path):

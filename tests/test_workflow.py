@@ -203,8 +203,9 @@ def outside_quick_roots(repo: Path) -> list[str]:
 def deterministic(files: list[Path]) -> list[Path]:
     """Outputs that must be byte-identical run to run.
 
-    Not the timings: Snakemake benchmarks, fit info files, and by convention every output
-    whose file name contains "timing" (graphdr.pipeline.papers.dee_runs.TIMING_MARK).
+    Not the timings: Snakemake benchmarks, fit info files, by convention every output whose
+    file name contains "timing" (graphdr.pipeline.papers.dee_runs.TIMING_MARK), and the claims
+    ledger's verdicts and scorecard, whose rate claims quote measured times (docs/claims.md).
     """
     return [
         f
@@ -212,6 +213,8 @@ def deterministic(files: list[Path]) -> list[Path]:
         if stage(f) != "benchmarks"
         and not (stage(f) == "fit" and f.suffix == ".json")
         and "timing" not in f.name
+        and "_verdicts." not in f.name
+        and not f.name.startswith("CLAIMS.")
     ]
 
 

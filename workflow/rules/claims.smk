@@ -1,6 +1,8 @@
 # The claims ledger (docs/claims.md): each paper's claims file and tidy results frame ->
 # its verdicts; every paper's verdicts -> the scorecard. A paper joins the ledger when it is
-# listed under `ledger.papers` in the config and its rules write <figures>/<paper>/<paper>_results.csv.
+# listed under `ledger.papers` in the config and its rules write <figures>/<paper>/<paper>_results.csv
+# (plus <paper>_results_timing.csv, its measured rows, when `timing: true`). Verdicts of
+# rate claims quote measured times, so verdict files and the scorecard change run to run.
 
 LEDGER = config.get("ledger", {})
 LEDGER_PAPERS = [p for p in LEDGER.get("papers", {}) if p in config.get("papers", {})]
@@ -11,6 +13,11 @@ rule judge_claims:
     input:
         claims=lambda w: LEDGER["papers"][w.paper]["claims"],
         results=figures("{paper}/{paper}_results.csv"),
+        timing=lambda w: (
+            [figures(f"{w.paper}/{w.paper}_results_timing.csv")]
+            if LEDGER["papers"][w.paper].get("timing")
+            else []
+        ),
         code=code("graphdr.pipeline.claims"),
     output:
         csv=figures("{paper}/{paper}_verdicts.csv"),

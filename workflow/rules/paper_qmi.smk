@@ -98,7 +98,9 @@ rule qmi_summary:
 rule collect_qmi_results:
     """The tidy results frame of paper 001 for the claims ledger: every study, one row per fold."""
     input:
-        runs=lambda w: [f for study in QMI_STUDIES for run in qmi_runs(study) for f in run[1:]],
+        runs=lambda w: [
+            f for study in QMI_STUDIES for run in qmi_runs(study) for f in run[1:]
+        ],
         code=code("graphdr.pipeline.papers.qmi"),
     output:
         csv=figures("qmi/qmi_results.csv"),

@@ -35,6 +35,7 @@ with runtime.job(snakemake):
         timing_stem=snakemake.params.timing_stem,
         runs_output=snakemake.output.runs,
         results_output=snakemake.output.results,
+        timing_output=snakemake.output.results_timing,
         toy_timing=snakemake.input.toy_timing[0] if snakemake.input.toy_timing else None,
         toy_dataset=snakemake.params.toy_dataset,
     )

@@ -22,6 +22,7 @@ with runtime.job(snakemake):
         paper=snakemake.wildcards.paper,
         claims=snakemake.input.claims,
         results=snakemake.input.results,
+        timing=snakemake.input.timing[0] if snakemake.input.timing else None,
         csv_output=snakemake.output.csv,
         md_output=snakemake.output.md,
         title=snakemake.params.title,

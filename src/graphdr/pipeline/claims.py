@@ -13,8 +13,32 @@ import pandas as pd
 
 from graphdr import ledger
 from graphdr.ledger import scorecard
+from graphdr.pipeline import io
 
-__all__ = ["build_scorecard", "judge_paper"]
+__all__ = ["MEASURED_STUDIES", "build_scorecard", "judge_paper", "write_results"]
+
+#: Studies of a results frame that hold wall-clock measurements: they go to
+#: ``<paper>_results_timing.csv`` (the project's "timing" naming convention: bytes change run to
+#: run), everything else to ``<paper>_results.csv`` (byte-identical run to run).
+MEASURED_STUDIES = ("timing", "toy_timing")
+
+
+def write_results(frame: pd.DataFrame, path, timing_path=None) -> None:
+    """Write a paper's results frame (fixed float format, deterministic bytes); rows of the
+    :data:`MEASURED_STUDIES` go to ``timing_path`` (required when there are any)."""
+    measured = frame["study"].isin(MEASURED_STUDIES)
+    if measured.any() and timing_path is None:
+        raise ValueError(
+            f"the results frame has {int(measured.sum())} measured rows (studies {MEASURED_STUDIES}) but no timing path to write them to."
+        )
+    io.write_text(
+        frame[~measured].to_csv(index=False, lineterminator="\n", float_format="%.10g"), path
+    )
+    if timing_path is not None:
+        io.write_text(
+            frame[measured].to_csv(index=False, lineterminator="\n", float_format="%.10g"),
+            timing_path,
+        )
 
 
 def judge_paper(
@@ -22,13 +46,22 @@ def judge_paper(
     paper: str,
     claims: str | os.PathLike,
     results: str | os.PathLike,
+    timing: str | os.PathLike | None = None,
     csv_output: str | os.PathLike,
     md_output: str | os.PathLike,
     title: str,
     alpha: float = ledger.ALPHA,
 ) -> pd.DataFrame:
-    """Every claim of ``paper`` judged on its tidy results frame; writes the verdict files."""
-    frame = pd.read_csv(results, dtype={"split": str, "dimension": str}, keep_default_na=False)
+    """Every claim of ``paper`` judged on its tidy results frame (and its measured rows,
+    ``timing``, when the paper has any); writes the verdict files."""
+    frames = [results, timing] if timing else [results]
+    frame = pd.concat(
+        [
+            pd.read_csv(f, dtype={"split": str, "dimension": str}, keep_default_na=False)
+            for f in frames
+        ],
+        ignore_index=True,
+    )
     verdicts = ledger.judge(ledger.read_claims(claims, paper=paper), frame, alpha=alpha)
     scorecard.write_paper_verdicts(verdicts, csv_path=csv_output, md_path=md_output, title=title)
     return verdicts

@@ -61,6 +61,7 @@ def akda_tables(
     timing_stem: str | os.PathLike,
     runs_output: str | os.PathLike,
     results_output: str | os.PathLike | None = None,
+    timing_output: str | os.PathLike | None = None,
     toy_timing: str | os.PathLike | None = None,
     toy_dataset: str = "",
 ) -> dict[str, pd.DataFrame]:
@@ -119,7 +120,7 @@ def akda_tables(
         )
     if results_output is not None:
         tidy = results_frame(runs, toy_timing=toy_timing, toy_dataset=toy_dataset)
-        write_results(tidy, results_output)
+        write_results(tidy, results_output, timing_output)
     return shown
 
 
@@ -346,7 +347,7 @@ def _timing_rows(seconds) -> list[dict]:
 
 def _toy_rows(timing: Mapping, dataset: str, variant: str) -> list[dict]:
     base = {
-        "paper": PAPER, "study": "toy", "variant": variant, "dataset": dataset,
+        "paper": PAPER, "study": "toy_timing", "variant": variant, "dataset": dataset,
         "classifier": "", "dimension": "1", "split": "run", "condition": "",
         "collection": dataset,
     }  # fmt: skip
@@ -363,7 +364,10 @@ def _toy_rows(timing: Mapping, dataset: str, variant: str) -> list[dict]:
     return [r | {"reference": r.get("reference", "")} for r in rows]
 
 
-def write_results(frame: pd.DataFrame, path: str | os.PathLike) -> None:
-    """The results frame as CSV with fixed float formatting (deterministic bytes for the same
-    runs; the ``timing`` and ``toy`` studies are measurements and change run to run)."""
-    io.write_text(frame.to_csv(index=False, lineterminator="\n", float_format="%.10g"), path)
+def write_results(frame: pd.DataFrame, path: str | os.PathLike, timing_path=None) -> None:
+    """The results frame as CSV with fixed float formatting: deterministic rows to ``path``,
+    the measured ``timing`` / ``toy_timing`` studies to ``timing_path``
+    (:func:`graphdr.pipeline.claims.write_results`)."""
+    from graphdr.pipeline.claims import write_results as write
+
+    write(frame, path, timing_path)
