@@ -188,7 +188,8 @@ def results_frame(
     * ``correct`` -- 1/0 per test sample (``split`` = the sample's row in the prepared dataset)
       for the methods the table's claims compare, variant ``primary`` (the paper's selection)
       and ``kernel=<name>`` (the kernel fixed, other hyper-parameters still selected): the
-      paired units of the exact McNemar test.
+      paired units of the exact McNemar test (absent when a task's ``samples`` is None: the
+      claims on them are then "not checked").
 
     ``figure3``: the record of :func:`write_toy_record`; rows ``angle_degrees`` (study
     ``figure3``, dataset ``toy``, method ``LDA`` / ``MFA``: the angle between the GE and NGEU
@@ -219,6 +220,8 @@ def results_frame(
                     )
                 if acc.size > 1:
                     row(study, dataset, label, clf, "", "", "fold_std", acc.std())
+            if files.get("samples") is None:
+                continue  # runs written before ngeu_select kept per-sample results
             samples = pd.read_csv(files["samples"])
             samples = samples[samples["method"].isin(paired)]
             frames.append(
