@@ -452,3 +452,13 @@ def test_toy_directions_reduce_to_fisher_lda_without_uncertainty():
     # with the toy's uncertainty the NGEU direction moves
     w_u = ngeu_report.toy_directions(X, y, S, params)
     assert abs(w_u[("LDA", "NGEU")] @ fisher) < 1 - 1e-4
+
+
+def test_notes_quote_the_generated_verdicts():
+    from graphdr.ledger import scorecard
+
+    figures = CLAIMS.parents[2] / "paper_figures" / "ngeu"
+    verdicts = pd.read_csv(figures / "ngeu_verdicts.csv", dtype=str, keep_default_na=False)
+    notes = (figures / "NOTES.md").read_text(encoding="utf-8")
+    assert scorecard.NOTES_PATTERN.search(notes)  # the notes do quote the ledger
+    assert scorecard.notes_mismatches(notes, verdicts) == []
