@@ -363,6 +363,11 @@ def test_results_frame_has_the_ledger_units(tmp_path):
     assert path1.read_bytes() == path2.read_bytes()
     back = pd.read_csv(path1, dtype={"split": str, "dimension": str}, keep_default_na=False)
     pd.testing.assert_series_equal(back["value"], frame["value"], check_names=False)
+    # runs written before the per-sample output: accuracy rows only
+    tables["table1"]["tasks"]["one"]["samples"] = None
+    older = ngeu_report.results_frame(tables, METHODS)
+    assert older[(older["study"] == "table1") & (older["metric"] == "correct")].empty
+    assert not older[(older["study"] == "table1") & (older["metric"] == "accuracy")].empty
 
 
 # ---- the claims file -------------------------------------------------------------------------
