@@ -1,18 +1,22 @@
-"""Paper 004 (NGEU) pipeline: splits, the nested-dimension grid, selection, tables, Figure 3.
+"""Paper 004 (NGEU) pipeline: splits, the nested-dimension grid, selection, per-sample test
+correctness, tables, the results frame of the claims ledger, the claims file, Figure 3.
 
-References are independent: splits are checked by their defining properties, the grid against a
-brute-force refit at every dimension, the toy directions against Fisher's closed form.
+References are independent: splits are checked by their defining properties, the grid and the
+per-sample correctness against a brute-force refit at every dimension, the toy directions against
+Fisher's closed form, the claims file by judging it on a frame of the right shape.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.neighbors import KNeighborsClassifier
 
+from graphdr import ledger
 from graphdr.methods import KDA_NGEU, KMFA_NGEU, KPCA_NGEU, LDA_GEU, MFA_GEU, PCA_GEU
 from graphdr.pipeline.papers import ngeu, ngeu_report
 
@@ -157,7 +161,7 @@ def test_grid_scores_and_selection_equal_a_brute_force_refit(name, method):
     }
     d2 = ngeu.estimate_nn_sq_distances(X[fold["train"]], y[fold["train"]])
     nn = {"nn0": d2["nn"], "nn_supervised0": d2["nn_supervised"]}
-    rows, cost = ngeu._method_rows(name, method, grid, X, y, [fold], nn, k=1, seed=0)
+    rows, samples, cost = ngeu._method_rows(name, method, grid, X, y, [fold], nn, k=1, seed=0)
     ours = pd.DataFrame(rows)
     dims = ngeu._dimension_grid(method["estimator"], grid, 4)
     reference = _brute_force(method, grid, X, y, fold, nn["nn0"], dims)
@@ -174,6 +178,48 @@ def test_grid_scores_and_selection_equal_a_brute_force_refit(name, method):
     best = reference[reference["val_accuracy"] == reference["val_accuracy"].max()]
     best = best.sort_values(["point", "dim"]).iloc[0]
     assert (chosen["point"], chosen["dim"]) == (best["point"], best["dim"])
+    # per-sample test correctness of the selected model: overall, and with each kernel fixed
+    points = ngeu.method_grid(method, grid, X[fold["train"]])
+    per = pd.concat(samples, ignore_index=True)
+    kernels = sorted({p["kernel"] for p in points if "kernel" in p})
+    assert set(per["variant"]) == {"primary"} | {f"kernel={k}" for k in kernels}
+    for variant, part in per.groupby("variant"):
+        ref = reference
+        if variant != "primary":
+            kernel = variant.removeprefix("kernel=")
+            ref = ref[[points[g].get("kernel") == kernel for g in ref["point"]]]
+        top = ref[ref["val_accuracy"] == ref["val_accuracy"].max()].sort_values(["point", "dim"])
+        g, d = int(top.iloc[0]["point"]), int(top.iloc[0]["dim"])
+        np.testing.assert_array_equal(part["sample"], fold["test"])
+        np.testing.assert_array_equal(
+            part["correct"], _refit_correct(method, points[g], X, y, fold, nn["nn0"], d)
+        )
+        assert part["correct"].mean() == top.iloc[0]["test_accuracy"]
+
+
+def _refit_correct(method, point, X, y, fold, nn, dim):
+    """1/0 per test sample of one grid cell refitted from scratch at its dimension."""
+    tr, te = fold["train"], fold["test"]
+    variance = point["beta"] ** 2 * nn if "beta" in point else None
+    model = ngeu._estimator(method, point, dim)
+    model.fit(X[tr], y[tr], **({} if variance is None else {"sample_variance": variance}))
+    clf = KNeighborsClassifier(1).fit(model.transform(X[tr]), y[tr])
+    return (clf.predict(model.transform(X[te])) == y[te]).astype(int)
+
+
+def test_raw_baselines_keep_their_test_predictions():
+    X, y = _blobs(n_per_class=15)
+    (fold,) = ngeu.split_indices(y, {"kind": "stratified", "train": 32, "val": 14, "test": 14})
+    method, grid = {"estimator": "svm"}, {"svm_C": [0.01, 10.0]}
+    rows, samples, cost = ngeu._method_rows("svm", method, grid, X, y, [fold], {}, k=1, seed=0)
+    (part,) = samples
+    assert set(part["variant"]) == {"primary"}
+    chosen = ngeu.select(pd.DataFrame(rows).assign(method="svm")).iloc[0]
+    from sklearn.svm import SVC
+
+    clf = SVC(C=grid["svm_C"][int(chosen["point"])], gamma="scale")
+    expected = clf.fit(X[fold["train"]], y[fold["train"]]).predict(X[fold["test"]])
+    np.testing.assert_array_equal(part["correct"], (expected == y[fold["test"]]).astype(int))
 
 
 def test_count_eigendecompositions_sees_every_call_and_restores_scipy():
@@ -228,7 +274,7 @@ def test_tables_compare_with_the_paper_and_mark_missing_rows(tmp_path):
     reference.to_csv(tmp_path / "ref.csv", index=False)
     table = {"methods": ["a", "b"], "reference": str(tmp_path / "ref.csv"), "claims": [["B", "A"]]}
     out = {k: str(tmp_path / k) for k in ("table", "selected", "grid", "by_kernel")}
-    out |= {"claims": str(tmp_path / "claims.md"), "long": str(tmp_path / "long.csv")}
+    out |= {"long": str(tmp_path / "long.csv")}
     tasks = {"t": {"label": "D", "scores": tmp_path / "s.csv", "cost": tmp_path / "c.json"}}
     methods = {"a": {"label": "A"}, "b": {"label": "B"}}
     ngeu_report.make_tables(tasks, table, methods, out)
@@ -242,24 +288,182 @@ def test_tables_compare_with_the_paper_and_mark_missing_rows(tmp_path):
     by_kernel = pd.read_csv(tmp_path / "by_kernel.csv").set_index("method")
     assert by_kernel.loc["A", "D rbf"] == pytest.approx(85.0)
     assert by_kernel.loc["B", "D linear"] == pytest.approx(65.0)
-    claims = (tmp_path / "claims.md").read_text()
-    assert (
-        "| A > B | D | 70.00 -> 80.00 | 65.00 -> 85.00 | +10.00 | +20.00 | reproduced |" in claims
+    assert not list(tmp_path.glob("*claims*"))  # verdicts belong to the ledger
+
+
+# ---- the results frame of the claims ledger --------------------------------------------------
+
+METHODS = {
+    "a": {"estimator": "KDA_NGEU", "label": "A"},
+    "b": {"estimator": "KDA_GE", "label": "B"},
+    "c": {"estimator": "knn", "label": "C"},
+}
+
+
+def _task_files(tmp_path, name, test_acc, samples):
+    """Score and per-sample files of one task: ``test_acc[method]`` per fold (selected rows
+    are the ones with val_accuracy 1; a worse decoy row per fold)."""
+    rows = []
+    for m, accs in test_acc.items():
+        for f, acc in enumerate(accs):
+            rows.append({"method": m, "fold": f, "point": 0, "dim": 3, "val_accuracy": 1.0})
+            rows[-1]["test_accuracy"] = acc
+            rows.append({"method": m, "fold": f, "point": 1, "dim": 5, "val_accuracy": 0.5})
+            rows[-1]["test_accuracy"] = 0.0
+    pd.DataFrame(rows).to_csv(tmp_path / f"{name}_scores.csv", index=False)
+    pd.DataFrame(samples).to_csv(tmp_path / f"{name}_samples.csv", index=False)
+    return {
+        "scores": tmp_path / f"{name}_scores.csv",
+        "samples": tmp_path / f"{name}_samples.csv",
+    }
+
+
+def _samples(method, variant, fold, samples, correct):
+    return [
+        {"method": method, "variant": variant, "fold": fold, "sample": s, "correct": c}
+        for s, c in zip(samples, correct, strict=True)
+    ]
+
+
+def test_results_frame_has_the_ledger_units(tmp_path):
+    one = _task_files(
+        tmp_path,
+        "one",
+        {"a": [0.75], "b": [0.5], "c": [0.25]},
+        _samples("a", "primary", 0, [9, 3, 5, 7], [1, 1, 0, 1])
+        + _samples("a", "kernel=rbf", 0, [9, 3, 5, 7], [0, 1, 0, 1])
+        + _samples("b", "primary", 0, [9, 3, 5, 7], [1, 0, 0, 1])
+        + _samples("c", "primary", 0, [9, 3, 5, 7], [0, 0, 0, 1]),
     )
+    cv = _task_files(
+        tmp_path,
+        "cv",
+        {"a": [0.5, 1.0], "b": [0.5, 0.5], "c": [1.0, 1.0]},
+        _samples("a", "primary", 0, [0, 2], [1, 0])
+        + _samples("a", "primary", 1, [1, 3], [1, 1])
+        + _samples("b", "primary", 0, [0, 2], [0, 1])
+        + _samples("b", "primary", 1, [1, 3], [1, 0]),
+    )
+    table = {"methods": ["a", "b", "c"], "claims": [["B", "A"]]}
+    tables = {
+        "table1": {"table": table, "tasks": {"one": one | {"label": "D1"}}},
+        "table2": {"table": table, "tasks": {"cv": cv | {"label": "D2"}}},
+    }
+    toy = tmp_path / "toy.json"
+    toy.write_text(json.dumps({"angle_degrees": {"LDA": 2.5, "MFA": 30.0}, "directions": {}}))
+    frame = ngeu_report.results_frame(tables, METHODS, toy)
+    assert tuple(frame.columns) == ledger.RESULT_COLUMNS
+    ledger.check_results(frame)
+    assert set(frame["paper"]) == {"ngeu"}
+
+    def pick(**kw):
+        mask = np.ones(len(frame), bool)
+        for k, v in kw.items():
+            mask &= frame[k] == v
+        return frame[mask]
+
+    # accuracy (%): one row per fold for every method, the selected model's dimension
+    acc = pick(study="table2", metric="accuracy", method="A")
+    assert list(acc["split"]) == ["0", "1"] and list(acc["value"]) == [50.0, 100.0]
+    assert set(acc["dimension"]) == {"3"}
+    assert pick(study="table1", metric="accuracy", method="C")["value"].item() == 25.0
+    assert pick(study="table1", metric="accuracy", method="C")["classifier"].item() == "knn"
+    # fold_std only where there are several folds (ddof 0, as in the tables)
+    assert pick(study="table2", metric="fold_std", method="A")["value"].item() == 25.0
+    assert pick(study="table1", metric="fold_std").empty
+    # per-sample correctness only for the methods the claims compare; split = the sample's row
+    correct = pick(study="table1", metric="correct")
+    assert set(correct["method"]) == {"A", "B"}
+    a = pick(study="table1", metric="correct", method="A", variant="primary")
+    assert list(a["split"]) == ["3", "5", "7", "9"]  # sorted by sample
+    assert list(a["value"]) == [1.0, 0.0, 1.0, 1.0]
+    assert set(correct["variant"]) == {"primary", "kernel=rbf"}
+    pooled = pick(study="table2", metric="correct", method="B")
+    assert list(pooled["split"]) == ["0", "1", "2", "3"]  # the CV folds' test samples pooled
+    # Figure 3's angles
+    toy_rows = pick(study="figure3")
+    assert list(toy_rows["method"]) == ["LDA", "MFA"] and list(toy_rows["value"]) == [2.5, 30.0]
+    # deterministic bytes
+    path1, path2 = tmp_path / "r1.csv", tmp_path / "r2.csv"
+    ngeu_report.write_results(frame, path1)
+    ngeu_report.write_results(ngeu_report.results_frame(tables, METHODS, toy), path2)
+    assert path1.read_bytes() == path2.read_bytes()
+    back = pd.read_csv(path1, dtype={"split": str, "dimension": str}, keep_default_na=False)
+    pd.testing.assert_series_equal(back["value"], frame["value"], check_names=False)
+    # runs written before the per-sample output: accuracy rows only
+    tables["table1"]["tasks"]["one"]["samples"] = None
+    older = ngeu_report.results_frame(tables, METHODS)
+    assert older[(older["study"] == "table1") & (older["metric"] == "correct")].empty
+    assert not older[(older["study"] == "table1") & (older["metric"] == "accuracy")].empty
 
 
-@pytest.mark.parametrize(
-    ("paper", "ours", "verdict"),
-    [
-        (10.0, 6.0, "reproduced"),
-        (10.0, 1.0, "direction reproduced, gain much smaller (10% of the paper's)"),
-        (10.0, -0.001, "not reproduced (no gain)"),
-        (-1.0, 2.0, "the paper shows no gain; we find one"),
-        (-1.0, 0.0, "no gain in either (as in the paper)"),
-    ],
-)
-def test_claim_verdicts(paper, ours, verdict):
-    assert ngeu_report.claim_verdict(paper, ours) == verdict
+# ---- the claims file -------------------------------------------------------------------------
+
+CLAIMS = Path(__file__).resolve().parents[1] / "config" / "references" / "ngeu_claims.csv"
+
+
+def _frame_for(claims, seed=0):
+    """A results frame of the right shape for every checked claim: per-sample rows for
+    ``correct`` (60 samples), folds for ``accuracy`` (1 for Table I, 3 for Table II), one row for
+    ``fold_std`` and ``angle_degrees``."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for c in claims:
+        if c.status != "check":
+            continue
+        for d in c.datasets:
+            for m in (*c.subject, *c.versus):
+                if c.metric == "correct":
+                    splits = [str(i) for i in range(60)]
+                    values = rng.integers(0, 2, len(splits)).astype(float)
+                elif c.metric == "accuracy":
+                    splits = [str(i) for i in range(3 if c.study == "table2" else 1)]
+                    values = rng.uniform(60, 100, len(splits))
+                else:
+                    splits, values = [""], rng.uniform(0.5, 40, 1)
+                for s, v in zip(splits, values, strict=True):
+                    rows.append(
+                        {"paper": "ngeu", "study": c.study, "variant": "primary", "dataset": d}
+                        | {"method": m, "classifier": "knn", "dimension": "", "split": s}
+                        | {"metric": c.metric, "value": float(v)}
+                    )
+    return pd.DataFrame(rows).drop_duplicates(["study", "dataset", "method", "metric", "split"])
+
+
+def test_every_claim_parses_and_every_checked_claim_selects_data():
+    claims = ledger.read_claims(CLAIMS, paper="ngeu")
+    assert len({c.claim for c in claims}) == len(claims)
+    checked = [c for c in claims if c.status == "check"]
+    assert checked and all(c.datasets for c in checked)  # every checked claim names its data
+    verdicts = ledger.judge(claims, _frame_for(claims))
+    primary = verdicts[verdicts["variant"] == "primary"].set_index("claim")["verdict"]
+    for c in claims:
+        if c.status == "check":
+            assert primary[c.claim] != "not checked", (c.claim, primary[c.claim])
+        else:
+            assert primary[c.claim] == "not checked"
+
+
+def test_claims_use_the_methods_and_datasets_of_the_workflow():
+    """Subjects of the checked claims are method labels of the config (or Figure 3's graphs),
+    datasets are the tables' labels: a typo would silently leave a claim without data."""
+    import yaml
+
+    root = CLAIMS.parents[2]
+    config = yaml.safe_load((root / "config" / "config.yaml").read_text())
+    ngeu_cfg = config["papers"]["ngeu"]
+    labels = {m["label"] for m in ngeu_cfg["methods"].values()} | {"LDA", "MFA"}
+    datasets = {"toy"} | {
+        config["datasets"][t["dataset"]]["label"] for t in ngeu_cfg["tasks"].values()
+    }
+    pairs = {label for t in ngeu_cfg["tables"].values() for p in t["claims"] for label in p}
+    for c in ledger.read_claims(CLAIMS, paper="ngeu"):
+        if c.status != "check":
+            continue
+        assert set(c.subject + c.versus) <= labels, c.claim
+        assert set(c.datasets) <= datasets, c.claim
+        if c.metric == "correct":  # per-sample rows exist only for the compared methods
+            assert set(c.subject + c.versus) <= pairs, c.claim
 
 
 # ---- Figure 3 --------------------------------------------------------------------------------
@@ -280,3 +484,13 @@ def test_toy_directions_reduce_to_fisher_lda_without_uncertainty():
     # with the toy's uncertainty the NGEU direction moves
     w_u = ngeu_report.toy_directions(X, y, S, params)
     assert abs(w_u[("LDA", "NGEU")] @ fisher) < 1 - 1e-4
+
+
+def test_notes_quote_the_generated_verdicts():
+    from graphdr.ledger import scorecard
+
+    figures = CLAIMS.parents[2] / "paper_figures" / "ngeu"
+    verdicts = pd.read_csv(figures / "ngeu_verdicts.csv", dtype=str, keep_default_na=False)
+    notes = (figures / "NOTES.md").read_text(encoding="utf-8")
+    assert scorecard.NOTES_PATTERN.search(notes)  # the notes do quote the ledger
+    assert scorecard.notes_mismatches(notes, verdicts) == []

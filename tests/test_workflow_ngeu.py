@@ -1,5 +1,5 @@
-"""Paper 004 (NGEU) workflow: the quick Table II and Figure 3 targets run end to end in a copy
-of the checkout, their outputs are complete and a second run has nothing to do."""
+"""Paper 004 (NGEU) workflow: the quick Table II, Figure 3 and ledger targets run end to end in a
+copy of the checkout, their outputs are complete and a second run has nothing to do."""
 
 from __future__ import annotations
 
@@ -11,8 +11,18 @@ from test_workflow import FIGURES, MIRROR, RESULTS, clean_env, copy_checkout, sn
 
 pytestmark = pytest.mark.workflow
 
-RAW = ("mnist/t10k-images-idx3-ubyte.gz", "mnist/t10k-labels-idx1-ubyte.gz")  # AWGN-MNIST
-TARGETS = [f"{FIGURES}/ngeu/table2.csv", f"{FIGURES}/ngeu/figure3_toy.png"]
+# AWGN-MNIST and MNIST; COIL20 and USPS (quick Table I: the results frame reads every table)
+RAW = (
+    "mnist/t10k-images-idx3-ubyte.gz",
+    "mnist/t10k-labels-idx1-ubyte.gz",
+    "COIL20.mat",
+    "usps/usps_7291_2007.mat",
+)
+TARGETS = [
+    f"{FIGURES}/ngeu/table2.csv",
+    f"{FIGURES}/ngeu/figure3_toy.png",
+    f"{FIGURES}/ngeu/ngeu_verdicts.csv",
+]
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +61,22 @@ def test_quick_table2_and_figure3_are_complete(repo):
     assert grid.loc["KDA-GE + k-NN", "fits"] < grid.loc["KDA-GE + k-NN", "grid_cells"]
     assert (figures / "figure3_toy.png").stat().st_size > 0
     assert (repo["repo"] / RESULTS / "ngeu/uncertainty/awgn.npz").is_file()
+
+
+def test_quick_results_frame_and_verdicts(repo):
+    figures = repo["repo"] / FIGURES / "ngeu"
+    frame = pd.read_csv(figures / "ngeu_results.csv", dtype={"split": str}, keep_default_na=False)
+    table2 = frame[frame["study"] == "table2"]
+    correct = table2[table2["metric"] == "correct"]
+    assert set(correct["value"]) <= {0.0, 1.0} and correct["split"].str.isdigit().all()
+    assert {"primary", "kernel=linear", "kernel=rbf"} <= set(correct["variant"])
+    assert set(table2[table2["metric"] == "accuracy"]["split"]) == {"0", "1", "2"}
+    verdicts = pd.read_csv(figures / "ngeu_verdicts.csv", dtype=str, keep_default_na=False)
+    claims = pd.read_csv(repo["repo"] / "config/references/ngeu_claims.csv", dtype=str)
+    assert set(verdicts["claim"]) == set(claims["claim"])
+    primary = verdicts[verdicts["variant"] == "primary"].set_index("claim")["verdict"]
+    judged = claims[(claims["study"] == "table2") & (claims["status"] == "check")]["claim"]
+    assert (primary[judged] != "not checked").all()  # Table II runs in the quick config
 
 
 def test_second_run_has_nothing_to_do(repo):

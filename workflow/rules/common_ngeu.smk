@@ -36,17 +36,43 @@ def ngeu_task_methods(wildcards):
     return {m: s for m, s in NGEU.get("methods", {}).items() if m in wanted}
 
 
-def ngeu_table_tasks(wildcards):
-    """{task: {label, scores, cost}} of the job's table, in the table's order."""
+def _ngeu_tasks_of(table):
+    """{task: {label, scores, cost, samples}} of one table, in the table's order."""
     tasks = {}
-    for task in NGEU_TABLES[wildcards.ngeu_table]["tasks"]:
+    for task in NGEU_TABLES[table]["tasks"]:
         dataset = NGEU_TASKS[task]["dataset"]
         tasks[task] = {
             "label": config["datasets"][dataset].get("label", dataset),
             "scores": results(f"ngeu/select/{task}_scores.csv"),
             "cost": results(f"ngeu/select/{task}_cost.json"),
+            "samples": results(f"ngeu/select/{task}_samples.csv"),
         }
     return tasks
+
+
+def ngeu_table_tasks(wildcards):
+    """{task: {label, scores, cost, samples}} of the job's table, in the table's order."""
+    return _ngeu_tasks_of(wildcards.ngeu_table)
+
+
+def ngeu_results_tables(wildcards):
+    """{study: {table: config, tasks: files}} of every table (the results frame's input)."""
+    return {
+        t: {"table": NGEU_TABLES[t], "tasks": _ngeu_tasks_of(t)} for t in NGEU_TABLES
+    }
+
+
+def ngeu_results_inputs(wildcards):
+    """Score and per-sample files of every table's tasks, and Figure 3's record."""
+    files = {
+        f"{t}_{task}_{kind}": spec[kind]
+        for t, table in ngeu_results_tables(wildcards).items()
+        for task, spec in table["tasks"].items()
+        for kind in ("scores", "samples")
+    }
+    if NGEU.get("figure3"):
+        files["figure3"] = figures("ngeu/figure3_toy.json")
+    return files
 
 
 def ngeu_table_inputs(wildcards):
@@ -68,7 +94,7 @@ def ngeu_outputs():
     outputs = [
         figures(f"ngeu/{s}.{ext}") for s in stems for ext in ("csv", "md", "tex")
     ]
-    outputs += [figures(f"ngeu/{name}_claims.md") for name in NGEU_TABLES]
+    outputs.append(figures("ngeu/ngeu_results.csv"))
     if NGEU.get("figure3"):
         outputs += [
             figures(f"ngeu/figure3_toy.{ext}") for ext in ("pdf", "png", "json")

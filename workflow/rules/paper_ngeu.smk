@@ -2,7 +2,8 @@
 # graphdr.pipeline.papers.ngeu, helper functions in common_ngeu.smk). Outputs go under
 # <output.figures>/ngeu/. Stages: prepared data -> folds (ngeu_splits) -> nearest-neighbour
 # distances (estimate_uncertainty, uncertainty.smk) -> validation grid of every method of a task
-# (ngeu_select) -> Tables I-II (ngeu_tables); Figure 3 (ngeu_toy_figure) needs no data.
+# (ngeu_select) -> Tables I-II (ngeu_tables); Figure 3 (ngeu_toy_figure) needs no data; the
+# tidy results frame of the claims ledger (ngeu_results), judged by judge_claims (claims.smk).
 
 
 rule ngeu_splits:
@@ -32,7 +33,8 @@ rule ngeu_splits:
 
 rule ngeu_select:
     """Validation grid of every method of one task: one fit per model-changing grid point,
-    every dimension read from that fit; scores of every cell and the eigendecomposition count.
+    every dimension read from that fit; scores of every cell, the eigendecomposition count,
+    and the per-sample test correctness of the selected models (overall and per kernel).
     """
     input:
         prepared=ngeu_prepared,
@@ -46,6 +48,7 @@ rule ngeu_select:
     output:
         scores=results("ngeu/select/{task}_scores.csv"),
         cost=results("ngeu/select/{task}_cost.json"),
+        samples=results("ngeu/select/{task}_samples.csv"),
     log:
         logs("ngeu_select/{task}.log"),
     benchmark:
@@ -69,10 +72,10 @@ rule ngeu_select:
 
 rule ngeu_tables:
     """One paper table: selection on validation, paper vs ours, selected hyper-parameters,
-    grid cost, claims."""
+    grid cost, the kernel methods per kernel."""
     input:
         ngeu_table_inputs,
-        code=code("graphdr.pipeline.papers.ngeu_report"),
+        code=code("graphdr.pipeline.papers.ngeu_report", "graphdr.pipeline.papers.ngeu"),
     output:
         table_csv=figures("ngeu/{ngeu_table}.csv"),
         table_md=figures("ngeu/{ngeu_table}.md"),
@@ -86,7 +89,6 @@ rule ngeu_tables:
         by_kernel_csv=figures("ngeu/{ngeu_table}_by_kernel.csv"),
         by_kernel_md=figures("ngeu/{ngeu_table}_by_kernel.md"),
         by_kernel_tex=figures("ngeu/{ngeu_table}_by_kernel.tex"),
-        claims=figures("ngeu/{ngeu_table}_claims.md"),
         long=results("ngeu/tables/{ngeu_table}_long.csv"),
     log:
         logs("ngeu_tables/{ngeu_table}.log"),
@@ -107,6 +109,33 @@ rule ngeu_tables:
         methods=NGEU.get("methods", {}),
     script:
         "../scripts/ngeu_tables.py"
+
+
+rule ngeu_results:
+    """The tidy results frame of the claims ledger: per-fold accuracy of every method, the
+    per-sample correctness of the compared methods (variants: the kernel fixed), Figure 3's
+    angles."""
+    input:
+        unpack(ngeu_results_inputs),
+        code=code("graphdr.pipeline.papers.ngeu_report", "graphdr.pipeline.papers.ngeu"),
+    output:
+        results=figures("ngeu/ngeu_results.csv"),
+    log:
+        logs("ngeu_results/ngeu.log"),
+    benchmark:
+        results("benchmarks/ngeu_results/ngeu.tsv")
+    localrule: True
+    conda:
+        "../../envs/plot.yaml"
+    threads: resource("ngeu_results", "threads")
+    resources:
+        mem_mb=resource("ngeu_results", "mem_mb"),
+        runtime=resource("ngeu_results", "runtime"),
+    params:
+        tables=ngeu_results_tables,
+        methods=NGEU.get("methods", {}),
+    script:
+        "../scripts/ngeu_results.py"
 
 
 rule ngeu_toy_figure:

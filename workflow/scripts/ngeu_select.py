@@ -27,6 +27,7 @@ with runtime.job(snakemake) as logger:
         snakemake.params.grid,
         snakemake.output.scores,
         snakemake.output.cost,
+        snakemake.output.samples,
         k=snakemake.params.k,
         seed=snakemake.params.seed,
         logger=logger,

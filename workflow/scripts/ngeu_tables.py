@@ -29,7 +29,6 @@ with runtime.job(snakemake):
             "selected": out.selected_csv[: -len(".csv")],
             "grid": out.grid_csv[: -len(".csv")],
             "by_kernel": out.by_kernel_csv[: -len(".csv")],
-            "claims": out.claims,
             "long": out.long,
         },
     )

@@ -13,7 +13,9 @@ Stages (one function per workflow rule; docs/ngeu.md, "Reproduction"):
   changes the model (kernel, kernel width, uncertainty width) is fitted ONCE with the largest
   dimension of the grid; every smaller dimension reads the leading columns of the same
   embedding (the directions are the leading eigenvectors, so the first ``d`` columns of the
-  largest fit are the ``d``-dimensional model). Every eigendecomposition is counted;
+  largest fit are the ``d``-dimensional model). Every eigendecomposition is counted. The model
+  :func:`select` picks on validation (overall, and with each kernel fixed) also leaves its
+  per-sample test correctness, the paired units of the exact McNemar test with one test split;
 * tables and Figure 3: :mod:`graphdr.pipeline.papers.ngeu_report` (separate, so editing a
   table does not re-run the grid).
 """
@@ -44,12 +46,17 @@ __all__ = [
     "make_splits",
     "method_grid",
     "nested_scores",
+    "select",
     "select_task",
     "split_indices",
 ]
 
 #: classifiers on the raw features (no embedding)
 RAW_METHODS = ("knn", "svm", "tree")
+
+#: the selection of every method ("primary", the paper's), and of the kernel methods with the
+#: kernel fixed ("kernel=<name>": the kernel sensitivity of the gain claims)
+PRIMARY = "primary"
 
 # ---- splits ----------------------------------------------------------------------------------
 
@@ -325,6 +332,56 @@ def nested_scores(Z_train, y_train, Z_eval: Mapping, y_eval: Mapping, dims, k=1)
     ]
 
 
+def select(scores: pd.DataFrame) -> pd.DataFrame:
+    """Per method and fold, the row with the best validation accuracy (ties: the first in grid
+    order, i.e. the smaller grid point, then the smaller dimension)."""
+    ordered = scores.sort_values(["method", "fold", "point", "dim"], kind="stable")
+    best = ordered.groupby(["method", "fold"], sort=False)["val_accuracy"].transform("max")
+    chosen = ordered[ordered["val_accuracy"] == best]
+    return chosen.groupby(["method", "fold"], sort=False).head(1).reset_index(drop=True)
+
+
+def _selections(rows: pd.DataFrame) -> dict[str, pd.Series]:
+    """The selected row of one method and fold: ``primary`` over the whole grid, and
+    ``kernel=<name>`` with each kernel fixed (kernel methods only)."""
+    chosen = {PRIMARY: select(rows).iloc[0]}
+    if "kernel" in rows.columns:
+        for kernel in sorted(rows["kernel"].dropna().unique()):
+            chosen[f"kernel={kernel}"] = select(rows[rows["kernel"] == kernel]).iloc[0]
+    return chosen
+
+
+def _predict_selected(held, selected, y_train, k):
+    """Test predictions of a selected grid cell: kept as they are (raw classifiers), or the
+    k-NN on the leading ``dim`` columns of the kept (training, test) embeddings."""
+    if not isinstance(held, tuple):
+        return held
+    d = int(selected["dim"])
+    Z_train, Z_test = held
+    return make_classifier("knn", k=k).fit(Z_train[:, :d], y_train).predict(Z_test[:, :d])
+
+
+def _correct(name, fold, variant, selected, predicted, test, y_test) -> pd.DataFrame:
+    """Per test sample, 1 if the selected model classifies it correctly, else 0; checked
+    against the test accuracy the grid recorded for that model."""
+    correct = (predicted == y_test).astype(np.int64)
+    if not np.isclose(correct.mean(), selected["test_accuracy"], rtol=0, atol=1e-12):
+        raise RuntimeError(
+            f"{name} fold {fold} ({variant}): per-sample test accuracy {correct.mean()} differs "
+            f"from the grid's {selected['test_accuracy']}; the prediction must repeat the scored "
+            "model exactly."
+        )
+    return pd.DataFrame(
+        {
+            "method": name,
+            "variant": variant,
+            "fold": fold,
+            "sample": test,
+            "correct": correct,
+        }
+    )
+
+
 def _raw_classifier(name: str, point: Mapping, k: int, seed: int):
     """The raw-feature baselines: k-NN, RBF SVM (C from the grid, gamma "scale"), tree."""
     if name == "knn":
@@ -336,23 +393,26 @@ def _raw_classifier(name: str, point: Mapping, k: int, seed: int):
 
 def _method_rows(name, method, grid, X, y, folds, nn, k, seed, logger=None):
     """Every (fold, grid point, dimension) of one method, with its validation and test
-    accuracy, and the method's cost counters."""
-    rows, cost = [], {"fits": 0, "eigendecompositions": 0, "grid_cells": 0}
+    accuracy; the per-sample test correctness of the selected models (:func:`_selections`);
+    and the method's cost counters."""
+    rows, samples = [], []
+    cost = {"fits": 0, "eigendecompositions": 0, "grid_cells": 0}
     n_classes = int(np.unique(y).size)
     estimator = method["estimator"]
     for f, fold in enumerate(folds):
         tr, parts = fold["train"], {"val": fold["val"], "test": fold["test"]}
         Xtr, ytr = X[tr], y[tr]
         y_eval = {p: y[idx] for p, idx in parts.items()}
+        fold_rows = []
+        kept = {}  # grid point -> what predicts its test samples again (predictions or embedding)
         for g, point in enumerate(method_grid(method, grid, Xtr)):
             record = {"fold": f, "point": g} | point
             if _family(estimator) == "raw":
                 clf = _raw_classifier(estimator, point, k, seed).fit(Xtr, ytr)
-                acc = {
-                    f"{p}_accuracy": accuracy(y_eval[p], clf.predict(X[idx]))
-                    for p, idx in parts.items()
-                }
-                rows.append(record | {"dim": X.shape[1]} | acc)
+                predictions = {p: clf.predict(X[idx]) for p, idx in parts.items()}
+                acc = {f"{p}_accuracy": accuracy(y_eval[p], predictions[p]) for p in parts}
+                fold_rows.append(record | {"dim": X.shape[1]} | acc)
+                kept[g] = predictions["test"]
                 cost["grid_cells"] += 1
                 continue
             dims = _dimension_grid(estimator, grid, n_classes)
@@ -363,12 +423,22 @@ def _method_rows(name, method, grid, X, y, folds, nn, k, seed, logger=None):
             cost["fits"] += 1
             cost["eigendecompositions"] += counter["n"]
             cost["grid_cells"] += len(dims)
+            Z_train = model.transform(Xtr)
             Z_eval = {p: model.transform(X[idx]) for p, idx in parts.items()}
-            for r in nested_scores(model.transform(Xtr), ytr, Z_eval, y_eval, dims, k):
-                rows.append(record | r)
+            for r in nested_scores(Z_train, ytr, Z_eval, y_eval, dims, k):
+                fold_rows.append(record | r)
+            kept[g] = (Z_train, Z_eval["test"])
             if logger is not None:
                 logger.info("%s fold %d %s: %d dims", name, f, point, model.n_components_)
-    return rows, cost
+
+        chosen = _selections(pd.DataFrame(fold_rows).assign(method=name))
+        for variant, selected in chosen.items():
+            predicted = _predict_selected(kept[int(selected["point"])], selected, ytr, k)
+            samples.append(
+                _correct(name, f, variant, selected, predicted, parts["test"], y_eval["test"])
+            )
+        rows += fold_rows
+    return rows, samples, cost
 
 
 def select_task(
@@ -379,25 +449,31 @@ def select_task(
     grid: Mapping,
     scores_path: str | os.PathLike,
     cost_path: str | os.PathLike,
+    samples_path: str | os.PathLike | None = None,
     *,
     k: int = 1,
     seed: int = 0,
     logger=None,
 ) -> pd.DataFrame:
     """Run the validation grid of every method of one task; write the long score table
-    (method, fold, grid point, parameters, dim, val_accuracy, test_accuracy) and the cost
-    (fits, eigendecompositions, grid cells) per method."""
+    (method, fold, grid point, parameters, dim, val_accuracy, test_accuracy), the cost (fits,
+    eigendecompositions, grid cells) per method, and (``samples_path``) the per-sample test
+    correctness of the selected models (method, variant, fold, sample = row of the prepared
+    dataset, correct = 0/1; variant ``primary`` or ``kernel=<name>``)."""
     data = load_npz(prepared)
     folds, nn = _folds(io.read_npz(splits)), io.read_npz(uncertainty)
-    frames, costs = [], {}
+    frames, per_sample, costs = [], [], {}
     for name, method in methods.items():
-        rows, costs[name] = _method_rows(
+        rows, samples, costs[name] = _method_rows(
             name, method, grid, data.X, data.y, folds, nn, k, seed, logger
         )
         frames.append(pd.DataFrame(rows).assign(method=name))
+        per_sample += samples
     scores = pd.concat(frames, ignore_index=True)
     first = ["method", "fold", "point", "dim"]
     scores = scores[first + [c for c in scores.columns if c not in first]]
     io.write_csv(scores, scores_path)
     io.write_json(costs, cost_path)
+    if samples_path is not None:
+        io.write_csv(pd.concat(per_sample, ignore_index=True), samples_path)
     return scores

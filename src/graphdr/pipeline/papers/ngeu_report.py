@@ -1,7 +1,9 @@
 """Paper 004 (NGEU): selection on validation, Tables I-II in the paper-vs-reproduced layout, the
-selected hyper-parameters, the grid cost, the claims, and Figure 3.
+selected hyper-parameters, the grid cost, the tidy results frame of the claims ledger
+(:func:`results_frame`, judged by :mod:`graphdr.ledger` against
+``config/references/ngeu_claims.csv``), and Figure 3.
 
-Reads the score tables of :func:`graphdr.pipeline.papers.ngeu.select_task`.
+Reads the score and per-sample tables of :func:`graphdr.pipeline.papers.ngeu.select_task`.
 """
 
 from __future__ import annotations
@@ -15,24 +17,17 @@ import pandas as pd
 
 from graphdr import reporting
 from graphdr.pipeline import io
+from graphdr.pipeline.papers.ngeu import PRIMARY, RAW_METHODS, select
 
 __all__ = [
-    "claim_verdict",
     "make_tables",
     "plot_toy",
+    "results_frame",
     "select",
     "toy_directions",
+    "write_results",
     "write_toy_record",
 ]
-
-
-def select(scores: pd.DataFrame) -> pd.DataFrame:
-    """Per method and fold, the row with the best validation accuracy (ties: the first in grid
-    order, i.e. the smaller grid point, then the smaller dimension)."""
-    ordered = scores.sort_values(["method", "fold", "point", "dim"], kind="stable")
-    best = ordered.groupby(["method", "fold"], sort=False)["val_accuracy"].transform("max")
-    chosen = ordered[ordered["val_accuracy"] == best]
-    return chosen.groupby(["method", "fold"], sort=False).head(1).reset_index(drop=True)
 
 
 _PARAMS = ("kernel", "gamma_scale", "gamma", "coef0", "beta", "s0", "C", "dim")
@@ -57,8 +52,9 @@ def make_tables(
 
     Writes ``out["table"]`` (stem: CSV/MD/TeX, paper vs ours), ``out["selected"]`` (stem: the
     selected hyper-parameters per task, method and fold), ``out["grid"]`` (stem: fits,
-    eigendecompositions and grid cells per task and method), ``out["long"]`` (CSV:
-    the comparison in long form) and ``out["claims"]`` (Markdown: the paper's claims checked).
+    eigendecompositions and grid cells per task and method), ``out["by_kernel"]`` (stem: the
+    kernel methods with the kernel fixed) and ``out["long"]`` (CSV: the comparison in long
+    form). The paper's claims are judged by the ledger on :func:`results_frame`.
     """
     ours, selected, grid_rows, by_kernel = [], [], [], []
     for files in tasks.values():
@@ -128,7 +124,6 @@ def make_tables(
                 "hyper-parameters still selected on validation): where uncertainty helps."
             ),
         )
-    _write_claims(reporting.compare_to_paper(ours, paper, missing), table, out["claims"], by_kernel)
     return display
 
 
@@ -157,80 +152,115 @@ def _kernel_table(rows: list[dict]) -> pd.DataFrame:
     return wide.reindex(index=list(dict.fromkeys(df["method"])), columns=order).reset_index()
 
 
-def claim_verdict(paper_gain: float, our_gain: float) -> str:
-    """Verdict on "method beats baseline by ``paper_gain`` points" given our gain (both in
-    percentage points, rounded to 0.01 first)."""
-    paper_gain, our_gain = round(paper_gain, 2), round(our_gain, 2)
-    if paper_gain > 0:
-        if our_gain >= 0.5 * paper_gain:
-            return "reproduced"
-        if our_gain > 0:
-            share = our_gain / paper_gain
-            return f"direction reproduced, gain much smaller ({share:.0%} of the paper's)"
-        return "not reproduced (no gain)"
-    if our_gain > 0:
-        return "the paper shows no gain; we find one"
-    return "no gain in either (as in the paper)"
+# ---- the tidy results frame of the claims ledger ---------------------------------------------
+
+PAPER = "ngeu"
 
 
-def _signed(x: float) -> str:
-    return f"{round(x, 2) + 0.0:+.2f}"  # no "-0.00"
+def _classifier(spec: Mapping) -> str:
+    """The classifier behind a method's accuracy: a raw-feature baseline is its own classifier;
+    every embedding is classified by k-NN."""
+    return spec["estimator"] if spec["estimator"] in RAW_METHODS else "knn"
 
 
-def _write_claims(cmp: pd.DataFrame, table: Mapping, path, by_kernel=()) -> None:
-    """For each (baseline, method) pair of the table config: does the paper's gain hold?"""
-    lines = [f"# Claims checked: {table.get('title', '')}", ""]
-    lines.append(
-        "Gains in accuracy points (method - baseline). Verdict: reproduced when our gain is at "
-        "least half the paper's; a positive gain below that is reported as a smaller gain."
-    )
-    lines.append("")
-    lines.append(
-        "| claim | dataset | paper: baseline -> method | ours: baseline -> method "
-        "| paper gain | our gain | verdict |"
-    )
-    lines.append("|---|---|---|---|---|---|---|")
-    value = {(r.row, r.column): (r.paper, r.ours) for r in cmp.itertuples(index=False)}
-    for base, better in table.get("claims", []):
-        for column in dict.fromkeys(cmp["column"]):
-            (pb, ob), (pg, og) = value.get((base, column)), value.get((better, column))
-            if pd.isna(ob) or pd.isna(og):
-                continue
-            paper_gain, our_gain = pg - pb, og - ob
-            lines.append(
-                f"| {better} > {base} | {column} | {pb:.2f} -> {pg:.2f} | {ob:.2f} -> {og:.2f} "
-                f"| {_signed(paper_gain)} | {_signed(our_gain)} "
-                f"| {claim_verdict(paper_gain, our_gain)} |"
+def paired_methods(table: Mapping, methods: Mapping) -> list[str]:
+    """The methods of a table that its ``claims`` pairs (baseline, method) compare: the only ones
+    whose per-sample rows go into the results frame (it stays small)."""
+    labels = {label for pair in table.get("claims", []) for label in pair}
+    return [n for n in table["methods"] if methods[n]["label"] in labels]
+
+
+def results_frame(
+    tables: Mapping[str, Mapping],
+    methods: Mapping[str, Mapping],
+    figure3: str | os.PathLike | None = None,
+) -> pd.DataFrame:
+    """The tidy results frame of paper 004 (``docs/claims.md``): one row per unit.
+
+    ``tables`` maps a study (``table1``, ``table2``) to ``{"table": its config (methods,
+    claims), "tasks": {task: {"label", "scores", "samples"}}}``, the files of
+    :func:`graphdr.pipeline.papers.ngeu.select_task`. Rows, per study and dataset:
+
+    * ``accuracy`` -- test accuracy (%) of the validation-selected model of every method, one
+      row per fold (``split`` = fold: one for Table I, three for Table II's CV);
+    * ``fold_std`` -- its standard deviation over the folds (ddof 0, as in the tables), where
+      there are several folds;
+    * ``correct`` -- 1/0 per test sample (``split`` = the sample's row in the prepared dataset)
+      for the methods the table's claims compare, variant ``primary`` (the paper's selection)
+      and ``kernel=<name>`` (the kernel fixed, other hyper-parameters still selected): the
+      paired units of the exact McNemar test (absent when a task's ``samples`` is None: the
+      claims on them are then "not checked").
+
+    ``figure3``: the record of :func:`write_toy_record`; rows ``angle_degrees`` (study
+    ``figure3``, dataset ``toy``, method ``LDA`` / ``MFA``: the angle between the GE and NGEU
+    directions).
+    """
+    rows, frames = [], []
+
+    def row(study, dataset, method, classifier, dimension, split, metric, value):
+        rows.append(
+            {"paper": PAPER, "study": study, "variant": PRIMARY, "dataset": dataset}
+            | {"method": method, "classifier": classifier, "dimension": dimension}
+            | {"split": split, "metric": metric, "value": float(value)}
+        )
+
+    for study, spec in tables.items():
+        table = spec["table"]
+        paired = paired_methods(table, methods)
+        for files in spec["tasks"].values():
+            dataset = files["label"]
+            chosen = select(pd.read_csv(files["scores"]))
+            for name in table["methods"]:
+                label, clf = methods[name]["label"], _classifier(methods[name])
+                part = chosen[chosen["method"] == name].sort_values("fold")
+                acc = 100.0 * part["test_accuracy"].to_numpy(dtype=float)
+                for fold, dim, value in zip(part["fold"], part["dim"], acc, strict=True):
+                    row(
+                        study, dataset, label, clf, str(int(dim)), str(int(fold)), "accuracy", value
+                    )
+                if acc.size > 1:
+                    row(study, dataset, label, clf, "", "", "fold_std", acc.std())
+            if files.get("samples") is None:
+                continue  # runs written before ngeu_select kept per-sample results
+            samples = pd.read_csv(files["samples"])
+            samples = samples[samples["method"].isin(paired)]
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "paper": PAPER,
+                        "study": study,
+                        "variant": samples["variant"].astype(str),
+                        "dataset": dataset,
+                        "method": samples["method"].map(lambda n: methods[n]["label"]),
+                        "classifier": samples["method"].map(lambda n: _classifier(methods[n])),
+                        "dimension": "",
+                        "split": samples["sample"].astype(int).astype(str),
+                        "metric": "correct",
+                        "value": samples["correct"].astype(float),
+                    }
+                )
             )
-    lines.append("")
-    lines += _kernel_claims(table, by_kernel)
-    io.write_text("\n".join(lines), path)
+    if figure3 is not None:
+        record = json.loads(open(figure3, encoding="utf-8").read())
+        for graph, angle in sorted(record["angle_degrees"].items()):
+            row("figure3", "toy", graph, "", "1", "", "angle_degrees", angle)
+    frame = pd.concat([pd.DataFrame(rows, columns=list(COLUMNS)), *frames], ignore_index=True)
+    order = pd.to_numeric(frame["split"], errors="coerce").fillna(-1)
+    frame = frame.assign(_order=order).sort_values(
+        ["study", "variant", "dataset", "method", "metric", "_order", "split"], kind="stable"
+    )
+    return frame.drop(columns="_order").reset_index(drop=True)
 
 
-def _kernel_claims(table: Mapping, by_kernel) -> list[str]:
-    """The same comparisons with the kernel fixed (kernel methods only; no paper numbers)."""
-    value = {(r["method"], r["dataset"], r["kernel"]): r["value"] for r in by_kernel}
-    lines = []
-    for base, better in table.get("claims", []):
-        for method, dataset, kernel in value:
-            if method != base or (better, dataset, kernel) not in value:
-                continue
-            if not lines:
-                lines += [
-                    "## With the kernel fixed",
-                    "",
-                    "Our gain when both methods use the same kernel (other hyper-parameters "
-                    "selected on validation); the paper reports only the selected kernel.",
-                    "",
-                    "| claim | dataset | kernel | ours: baseline -> method | our gain |",
-                    "|---|---|---|---|---|",
-                ]
-            b, g = value[(base, dataset, kernel)], value[(better, dataset, kernel)]
-            lines.append(
-                f"| {better} > {base} | {dataset} | {kernel} | {b:.2f} -> {g:.2f} "
-                f"| {_signed(g - b)} |"
-            )
-    return lines + ([""] if lines else [])
+COLUMNS = (
+    "paper", "study", "variant", "dataset", "method", "classifier", "dimension", "split",
+    "metric", "value",
+)  # fmt: skip
+
+
+def write_results(frame: pd.DataFrame, path: str | os.PathLike) -> None:
+    """The results frame as CSV with deterministic bytes (sorted rows, values as ``%.10g``)."""
+    io.write_csv(frame.assign(value=frame["value"].map(lambda v: f"{v:.10g}")), path)
 
 
 # ---- Figure 3 ---------------------------------------------------------------------------------
