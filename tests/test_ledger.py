@@ -363,3 +363,25 @@ def test_notes_quote_the_generated_verdicts(paper):
         pytest.skip(f"{paper} has no generated verdicts yet")
     verdicts = pd.read_csv(generated, dtype=str, keep_default_na=False)
     assert scorecard.notes_mismatches(notes.read_text(), verdicts) == []
+
+
+def test_tolerance_is_the_smallest_gap_that_counts_for_orderings():
+    f = frame({"A": 0.003, "B": 0.0}, noise=0.0005)  # tiny but consistent gap
+    assert verdict(claim("better"), f) == REPRODUCED
+    assert verdict(claim("better", tolerance=0.01), f) == NO_DIFFERENCE
+
+
+def test_missing_results_never_decide_a_verdict():
+    f = frame({"A": 0.05, "B": 0.0})
+    f = f[~((f["dataset"] == "d0") & (f["method"] == "B"))]  # B did not run on d0
+    assert verdict(claim("extreme", versus=()), f) == REPRODUCED
+    listed = claim("better", datasets=("d1", "d99"))
+    out = ledger.judge([listed], f).iloc[0]
+    assert out["verdict"] == NOT_CHECKED and "d99" in out["evidence"]
+
+
+def test_dataset_units_need_a_reachable_level_after_holm():
+    f = frame({"A": 0.05, "B": 0.0, "C": 0.0}, datasets=6)
+    one = ledger.judge([claim("better")], f).iloc[0]["evidence"]
+    two = ledger.judge([claim("better", versus=("B", "C"))], f).iloc[0]["evidence"]
+    assert "6 datasets" in one and "(dataset, split) pairs" in two

@@ -212,6 +212,21 @@ def judge_claim(claim: Claim, frame: pd.DataFrame, alpha: float = ALPHA) -> list
             )
             continue
         judgement = None
+        absent = [d for d in claim.datasets if d not in set(part["dataset"])]
+        if absent:
+            if variant != PRIMARY:
+                continue
+            rows.append(
+                _row(
+                    claim,
+                    variant,
+                    Judgement(
+                        NOT_CHECKED,
+                        f"incomplete results: no {claim.metric} rows for dataset(s) {absent}",
+                    ),
+                )
+            )
+            continue
         if claim.equivalence:
             metric = claim.equivalence.partition("<=")[0].strip()
             diag = _select(frame, replace(claim, classifier=""), metric)  # any classifier

@@ -72,13 +72,18 @@ def _means(data: pd.DataFrame) -> pd.DataFrame:
     return data.groupby(["dataset", "method"], sort=False)["value"].mean().unstack("method")
 
 
-def _paired(data: pd.DataFrame, a: str, b: str) -> tuple[np.ndarray, np.ndarray, str]:
-    """Paired values of methods ``a`` and ``b``: per-dataset means when there are at least
-    :data:`MIN_UNITS` datasets, else every (dataset, split) the two share."""
+def _paired(
+    data: pd.DataFrame, a: str, b: str, comparisons: int = 1
+) -> tuple[np.ndarray, np.ndarray, str]:
+    """Paired values of methods ``a`` and ``b``: per-dataset means when the datasets both
+    methods ran on are enough for the test to reach the level after Holm's correction over
+    ``comparisons`` (at least :data:`MIN_UNITS`, and ``comparisons * 2 / 2**n < ALPHA``), else
+    every (dataset, split) the two share."""
     sub = data[data["method"].isin([a, b])]
-    if sub["dataset"].nunique() >= MIN_UNITS:
-        m = _means(sub).dropna()
-        return m[a].to_numpy(), m[b].to_numpy(), f"{len(m)} datasets (means over splits)"
+    means = _means(sub).dropna() if {a, b} <= set(sub["method"]) else pd.DataFrame()
+    n = len(means)
+    if n >= MIN_UNITS and comparisons * stats.min_wilcoxon_p(n) < ALPHA:
+        return means[a].to_numpy(), means[b].to_numpy(), f"{n} datasets (means over splits)"
     wide = sub.pivot_table(index=["dataset", "split"], columns="method", values="value").dropna()
     if a not in wide or b not in wide or wide.empty:
         raise MissingResults(
@@ -92,22 +97,22 @@ def _paired(data: pd.DataFrame, a: str, b: str) -> tuple[np.ndarray, np.ndarray,
     )
 
 
-def _compare(data, a, b, sign) -> tuple[str, float, stats.Test, str]:
-    """(outcome of "a better than b", mean signed gap, test, units): yes / tie / no."""
-    x, y, units = _paired(data, a, b)
-    if x.size == 0:
-        raise MissingResults(
-            f"methods {a!r} and {b!r} share no dataset or split in the selected data."
-        )
+def _compare(
+    data, a, b, sign, comparisons: int = 1, margin: float = 0.0
+) -> tuple[str, float, stats.Test, str]:
+    """(outcome of "a better than b", mean signed gap, test, units): yes / tie / no. A gap of
+    at most ``margin`` (the claim's stated tolerance) is a tie whatever the test says."""
+    x, y, units = _paired(data, a, b, comparisons)
     gap = float(np.mean(sign * (x - y)))
     binary = np.isin(x, (0.0, 1.0)).all() and np.isin(y, (0.0, 1.0)).all()
-    if binary and data["dataset"].nunique() == 1 and x.size >= MIN_UNITS:
-        # per-sample correctness on one test set (metric "correct", one split per sample)
+    if binary and "(dataset, split) pairs" in units and x.size >= MIN_UNITS:
+        # per-sample correctness (metric "correct", one split per test sample): exact McNemar
         test = stats.mcnemar_exact(x > 0.5, y > 0.5)
         units = f"{x.size} test samples (exact McNemar)"
     else:
         test = stats.wilcoxon_paired(x, y)
-    return ("yes" if gap > 0 else "no") if test.p < ALPHA else "tie", gap, test, units
+    outcome = ("yes" if gap > 0 else "no") if test.p < ALPHA else "tie"
+    return ("tie" if abs(gap) <= margin else outcome), gap, test, units
 
 
 def _blocks(data: pd.DataFrame, methods: list[str]) -> tuple[pd.DataFrame, str]:
@@ -138,20 +143,29 @@ def _group(claim: Claim, data: pd.DataFrame) -> list[str]:
     return [*claim.subject, *[m for m in others if m not in claim.subject]]
 
 
-def _winners(part: pd.DataFrame, methods: list[str], sign: float, alpha: float) -> list[str]:
+def _winners(
+    part: pd.DataFrame, methods: list[str], sign: float, alpha: float, margin: float = 0.0
+) -> list[str]:
     """Methods tied with the best on one dataset: the best mean, and every method its paired
-    test over the dataset's splits (Holm-corrected) cannot separate from it. One split: only
-    exact ties (1e-12 relative) share the win."""
-    means = part.groupby("method")["value"].mean().reindex(methods)
+    test over the dataset's splits (Holm-corrected) cannot separate from it or whose gap is at
+    most ``margin``. One split: only exact ties (1e-12 relative) and the margin share the win.
+    Methods absent from the dataset are left out."""
+    means = part.groupby("method")["value"].mean().reindex(methods).dropna()
+    methods = list(means.index)
     best = means.idxmax() if sign > 0 else means.idxmin()
+    close = {m for m in methods if abs(means[m] - means[best]) <= margin}
     wide = part.pivot_table(index="split", columns="method", values="value")
     if len(wide) < 2:
         scale = max(abs(means[best]), 1.0)
-        return [m for m in methods if abs(means[m] - means[best]) <= 1e-12 * scale]
+        return [m for m in methods if m in close or abs(means[m] - means[best]) <= 1e-12 * scale]
     others = [m for m in methods if m != best]
-    ps = [stats.wilcoxon_paired(wide[best].to_numpy(), wide[m].to_numpy()).p for m in others]
+    pairs = [wide[[best, m]].dropna() for m in others]
+    ps = [
+        stats.wilcoxon_paired(w[best].to_numpy(), w[m].to_numpy()).p
+        for w, m in zip(pairs, others, strict=True)
+    ]
     adjusted = stats.holm(ps) if ps else []
-    return [best] + [m for m, p in zip(others, adjusted, strict=True) if p >= alpha]
+    return [best] + [m for m, p in zip(others, adjusted, strict=True) if p >= alpha or m in close]
 
 
 def win_counts(
@@ -162,10 +176,10 @@ def win_counts(
     return _win_counts(data, methods, 1.0 if higher_is_better else -1.0, alpha)
 
 
-def _win_counts(data, methods, sign, alpha) -> dict[str, int]:
+def _win_counts(data, methods, sign, alpha, margin: float = 0.0) -> dict[str, int]:
     counts = dict.fromkeys(methods, 0)
     for _, part in data[data["method"].isin(methods)].groupby("dataset", sort=False):
-        for m in _winners(part, methods, sign, alpha):
+        for m in _winners(part, methods, sign, alpha, margin):
             counts[m] += 1
     return counts
 
@@ -183,11 +197,12 @@ def better(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     (Holm-corrected); significant in the claimed direction = yes, not significant = tie."""
     sign = 1.0 if claim.higher_is_better else -1.0
     subject, *others = _group(claim, data)
-    results = [_compare(data, subject, v, sign) for v in others]
+    margin = claim.tolerance or 0.0
+    results = [_compare(data, subject, v, sign, len(others), margin) for v in others]
     adjusted = stats.holm([r[2].p for r in results])
     outcomes, parts = [], []
     for v, (_, gap, test, units), p in zip(others, results, adjusted, strict=True):
-        outcome = ("yes" if gap > 0 else "no") if p < alpha else "tie"
+        outcome = ("yes" if gap > 0 else "no") if p < alpha and abs(gap) > margin else "tie"
         outcomes.append(outcome)
         parts.append(
             f"vs {v}: mean gap {_fmt(gap)} ({claim.better} is better), {test.text()}, Holm p = {p:.3g}, over {units}"
@@ -219,7 +234,7 @@ def most_wins(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     sign = 1.0 if claim.higher_is_better else -1.0
     methods = _group(claim, data)
     subject = methods[0]
-    counts = _win_counts(data, methods, sign, alpha)
+    counts = _win_counts(data, methods, sign, alpha, claim.tolerance or 0.0)
     means, blocks = _blocks(data[data["method"].isin(methods)], methods)
     ranks = stats.average_ranks(means.to_numpy(), higher_is_better=sign > 0)
     rank_text = ", ".join(f"{m} {r:.2f}" for m, r in zip(methods, ranks, strict=True))
@@ -234,10 +249,11 @@ def most_wins(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
             return Judgement(
                 NO_DIFFERENCE, evidence, float(counts[subject]), fr.name, fr.statistic, fr.p, fr.n
             )
-    results = [_compare(data, subject, v, sign) for v in methods[1:]]
+    margin = claim.tolerance or 0.0
+    results = [_compare(data, subject, v, sign, len(methods) - 1, margin) for v in methods[1:]]
     adjusted = stats.holm([r[2].p for r in results])
     outcomes = [
-        ("yes" if r[1] > 0 else "no") if p < alpha else "tie"
+        ("yes" if r[1] > 0 else "no") if p < alpha and abs(r[1]) > margin else "tie"
         for r, p in zip(results, adjusted, strict=True)
     ]
     evidence += "; post-hoc: " + ", ".join(
@@ -336,15 +352,22 @@ def extreme(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     subject = methods[0]
     outcomes, parts = [], []
     for d, part in data[data["method"].isin(methods)].groupby("dataset", sort=False):
-        win = _winners(part, methods, sign, alpha)
         means = part.groupby("method")["value"].mean()
+        if subject not in means.index:
+            parts.append(f"{d}: no result of {subject}")
+            continue
+        win = _winners(part, methods, sign, alpha, claim.tolerance or 0.0)
         outcome = ("yes" if len(win) == 1 else "tie") if subject in win else "no"
         outcomes.append(outcome)
-        ranking = sorted(methods, key=lambda m: -sign * means[m])
+        ranking = sorted(means.index, key=lambda m: -sign * means[m])
         parts.append(
             f"{d}: "
             + " | ".join(f"{m} {_fmt(means[m])}" for m in ranking)
             + ("" if len(win) == 1 else f" (tied: {', '.join(win)})")
+        )
+    if not outcomes:
+        raise MissingResults(
+            f"claim {claim.paper}:{claim.claim}: no dataset has results of {list(claim.subject)}."
         )
     hits = outcomes.count("yes")
     return Judgement(
@@ -363,10 +386,17 @@ def top_set(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     k = len(claim.subject)
     outcomes, parts = [], []
     for d, part in data[data["method"].isin(methods)].groupby("dataset", sort=False):
-        means = part.groupby("method")["value"].mean().reindex(methods)
-        ranking = sorted(methods, key=lambda m: -sign * means[m])
+        means = part.groupby("method")["value"].mean().reindex(methods).dropna()
+        if not set(claim.subject) <= set(means.index):
+            parts.append(f"{d}: no result of {sorted(set(claim.subject) - set(means.index))}")
+            continue
+        ranking = sorted(means.index, key=lambda m: -sign * means[m])
         outcomes.append("yes" if set(ranking[:k]) == set(claim.subject) else "no")
         parts.append(f"{d}: " + " > ".join(f"{m} {_fmt(means[m])}" for m in ranking))
+    if not outcomes:
+        raise MissingResults(
+            f"claim {claim.paper}:{claim.claim}: no dataset has results of {list(claim.subject)}."
+        )
     hits = outcomes.count("yes")
     return Judgement(
         combine(outcomes),
