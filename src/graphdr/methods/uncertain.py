@@ -355,8 +355,8 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
     kernel : {"rbf", "linear", "poly"}, default "rbf" ("poly": degree 2 only; no
         "precomputed").
     gamma, degree, coef0 : scikit-learn conventions (``gamma=None``: 1 / n_features).
-    uncertainty, beta, s0 : the training uncertainty (as :class:`GEU`); ``uncertainty=
-        "constant"`` gives paper 004's "-N" variants.
+    uncertainty, beta, s0 : the training uncertainty (as :class:`GEU`);
+        ``uncertainty="constant"`` gives paper 004's "-N" variants.
     test_uncertainty : {"dirac", "estimate"}, default "dirac". How ``transform`` treats new
         points when no ``sample_variance`` is passed: as Diracs, or as Gaussians with the
         variances of the fitted scheme (``"nn"``: ``beta`` times the distance to the nearest
