@@ -150,7 +150,7 @@ def plot_embedding(
         raise ValueError(f"Z must be a 2-D array with at least one column, got shape {Z.shape}.")
     if y.shape != (Z.shape[0],):
         raise ValueError(f"y must hold one label per row of Z ({Z.shape[0]}), got shape {y.shape}.")
-    if legend not in ("auto", True, False):
+    if isinstance(legend, str) and legend != "auto":
         raise ValueError(f"legend must be 'auto', True or False, got {legend!r}.")
     if ax is None:
         import matplotlib.pyplot as plt
@@ -181,7 +181,9 @@ def plot_embedding(
         ax.set_yticks([])
     if title is not None:
         ax.set_title(title)
-    if legend is True or (legend == "auto" and 0 < classes.size <= MAX_LEGEND_CLASSES):
+    if isinstance(legend, str):  # "auto", checked above
+        legend = 0 < classes.size <= MAX_LEGEND_CLASSES
+    if legend:
         embedding_legend(ax)
     return ax
 
