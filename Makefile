@@ -1,7 +1,8 @@
 # Two entry points for a fresh Linux machine with Python >= 3.11:
 #   make reproduce   -> builds .venv from requirements.lock, runs the full reproduction (snakemake --cores all)
 #   make test        -> builds .venv from requirements.lock, runs the test suite
-# Other targets: quick (the quick config), bench (benchmark suite), lint, lock (re-pin the lock file).
+# Other targets: quick (the quick config), bench (benchmark suite), lint, docs (Sphinx site into
+# docs/_build/html, warnings are errors), lock (re-pin the lock file).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -10,7 +11,7 @@ CORES ?= all
 GRAPHDR_DATA_MIRROR ?= $(wildcard $(abspath ../shared/datasets))
 export GRAPHDR_DATA_MIRROR
 
-.PHONY: reproduce quick test bench lint lock clean-venv
+.PHONY: reproduce quick test bench lint docs lock clean-venv
 
 $(BIN)/.installed: requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +34,9 @@ bench: $(BIN)/.installed
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check . && $(BIN)/ruff format --check . && $(BIN)/snakefmt --check Snakefile workflow/rules
+
+docs: $(BIN)/.installed
+	$(BIN)/sphinx-build -W --keep-going -b html docs docs/_build/html
 
 lock:
 	uv pip compile requirements.in --python-version 3.11 -o requirements.lock --custom-compile-command "make lock"

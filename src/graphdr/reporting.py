@@ -28,6 +28,9 @@ from graphdr._files import shared_file_mode
 __all__ = [
     "OKABE_ITO",
     "FIGURE_RC",
+    "SINGLE_COLUMN",
+    "DOUBLE_COLUMN",
+    "panel_grid",
     "write_table",
     "to_markdown",
     "to_latex",
@@ -441,6 +444,11 @@ def paper_vs_reproduced(
 #: Okabe & Ito's colour-blind-safe palette, yellow last (it is faint on white paper).
 OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#56B4E9", "#E69F00", "#000000", "#F0E442")
 
+#: Width in inches of a one-column figure of a two-column paper (the most a figure may take there).
+SINGLE_COLUMN = 3.5
+#: Width in inches of a figure across both columns: no paper figure is wider.
+DOUBLE_COLUMN = 7.2
+
 #: rcParams for print: 8-10 pt text at the printed size, no top/right spines, embedded TrueType.
 FIGURE_RC = {
     "figure.figsize": (3.4, 2.6),  # one column of a two-column paper, in inches
@@ -468,6 +476,31 @@ FIGURE_RC = {
     "ps.fonttype": 42,
     "svg.hashsalt": "graphdr",  # fixed ids, so SVG output is deterministic too
 }
+
+
+def panel_grid(
+    n_panels: int,
+    *,
+    panel_width: float = 2.2,
+    margin: float = 0.4,
+    max_width: float = DOUBLE_COLUMN,
+) -> tuple[int, int]:
+    """Rows and columns for ``n_panels`` panels of ``panel_width`` inches within ``max_width``.
+
+    As few rows as the width allows, the panels then spread evenly over them (5 panels of
+    2.2 in give 2 rows of 3, 4 give 2 rows of 2), so that ``ncols * panel_width + margin``
+    (the figure's width) stays within ``max_width``, :data:`DOUBLE_COLUMN` by default.
+    """
+    if n_panels < 1:
+        raise ValueError(f"n_panels must be at least 1, got {n_panels}.")
+    if panel_width + margin > max_width:
+        raise ValueError(
+            f"one panel of {panel_width} in plus {margin} in of margin is wider than "
+            f"max_width={max_width} in: use narrower panels."
+        )
+    max_cols = int((max_width - margin) // panel_width)
+    nrows = -(-n_panels // max_cols)
+    return nrows, -(-n_panels // nrows)
 
 
 def _rc() -> dict:

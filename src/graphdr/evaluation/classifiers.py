@@ -57,18 +57,18 @@ def make_classifier(name: str, *, random_state=0, **params):
 
     ``name`` is one of :data:`CLASSIFIERS`:
 
-    ========== ===================================== ===========================================
-    name       estimator                             parameters
-    ========== ===================================== ===========================================
+    ========== ========================================= ===========================================
+    name       estimator                                 parameters
+    ========== ========================================= ===========================================
     1nn        ``KNeighborsClassifier(n_neighbors=1)``
-    knn        ``KNeighborsClassifier``              ``k`` (default 1)
-    ncc        ``NearestCentroid``                   (nearest class mean, Euclidean)
-    linear_svm ``SVC(kernel="linear")``              ``C`` (default 1), ``solver`` ("libsvm" or
-                                                     "liblinear" for ``LinearSVC(loss="hinge")``)
-    rbf_svm    ``SVC(kernel="rbf")``                 ``C``, ``sigma`` (gamma = 1/(2 sigma^2)) or
-                                                     ``gamma`` (default scikit-learn's "scale")
-    tree       ``DecisionTreeClassifier``            ``random_state``
-    ========== ===================================== ===========================================
+    knn        ``KNeighborsClassifier``                  ``k`` (default 1)
+    ncc        ``NearestCentroid``                       (nearest class mean, Euclidean)
+    linear_svm ``SVC(kernel="linear")``                  ``C`` (default 1), ``solver`` ("libsvm" or
+                                                         "liblinear" for ``LinearSVC(loss="hinge")``)
+    rbf_svm    ``SVC(kernel="rbf")``                     ``C``, ``sigma`` (gamma = 1/(2 sigma^2)) or
+                                                         ``gamma`` (default scikit-learn's "scale")
+    tree       ``DecisionTreeClassifier``                ``random_state``
+    ========== ========================================= ===========================================
 
     Any other keyword is passed to the estimator's ``set_params`` (so a wrong name raises).
     ``random_state`` is accepted for every name and used where the estimator is random (tree,

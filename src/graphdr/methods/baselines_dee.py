@@ -132,8 +132,10 @@ class DCV(_LinearSpectral):
     Attributes
     ----------
     components_ : (n_components, n_features), orthonormal rows (sign rule applied).
-    mean_ : (n_features,). explained_variance_ : (n_components,) variance of the common vectors
-    along each direction. classes_ : labels. exact_null_space_ : bool.
+    mean_ : (n_features,).
+    explained_variance_ : (n_components,) variance of the common vectors along each direction.
+    classes_ : labels.
+    exact_null_space_ : bool.
     """
 
     def __init__(self, n_components=None, *, tol=1e-8):
@@ -246,8 +248,11 @@ class MMPA(_LinearSpectral):
 
     Attributes
     ----------
-    components_ : (n_components, n_features). mean_. eigenvalues_ : the ratios, descending.
-    t_within_, t_between_ : widths used. classes_.
+    components_ : (n_components, n_features).
+    mean_ : (n_features,).
+    eigenvalues_ : the ratios, descending.
+    t_within_, t_between_ : widths used.
+    classes_ : labels.
     """
 
     def __init__(

@@ -529,7 +529,9 @@ class AKDA(_KernelDiscriminant):
     ----------
     dual_coef_ : (n_train, n_components) expansion coefficients ``Psi``.
     eigenvalues_ : (n_components,) core-matrix eigenvalues (all 1 for AKDA).
-    X_fit_ : training data (None for a precomputed kernel). classes_, n_components_.
+    X_fit_ : training data (None for a precomputed kernel).
+    classes_ : the class labels.
+    n_components_ : the number of directions.
     """
 
     _label = "AKDA"

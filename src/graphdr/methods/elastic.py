@@ -416,7 +416,8 @@ class DEE(_LinearElastic):
         ``objective``, ``step``, ``time`` (seconds per iteration) and ``n_evals`` per iteration;
         index 0 is the starting point (``pandas.DataFrame(history_)`` works).
     n_iter_, objective_, converged_, stop_message_ : the optimiser's outcome.
-    sigma_ : float, the Gaussian width used. classes_ : the class labels.
+    sigma_ : float, the Gaussian width used.
+    classes_ : the class labels.
     n_fit_features_ : int, features seen by the optimiser (after ``pca``).
     timings_ : dict, wall-clock seconds of ``setup`` (PCA, weights, start), ``direction`` (LD/FP
         matrix and Cholesky) and ``iterations``.
@@ -629,7 +630,8 @@ class EE(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     ----------
     embedding_ : ndarray (N, n_components), centred.
     history_, n_iter_, objective_, converged_, stop_message_, timings_ : as in :class:`DEE`.
-    perplexity_ : the perplexity used. X_fit_ : the training data (needed by ``transform``).
+    perplexity_ : the perplexity used.
+    X_fit_ : the training data (needed by ``transform``).
 
     Notes
     -----

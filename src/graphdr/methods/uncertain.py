@@ -364,8 +364,8 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
         it, and the "nn" uncertainty scheme (``sigma_i`` proportional to distances), rescaling
         the data leaves the expected kernel and the embedding unchanged; the "constant" scheme's
         ``s0`` is absolute, so it does not follow a rescaling).
-    uncertainty, beta, s0 : the training uncertainty (as :class:`GEU`); ``uncertainty=
-        "constant"`` gives paper 004's "-N" variants.
+    uncertainty, beta, s0 : the training uncertainty (as :class:`GEU`);
+        ``uncertainty="constant"`` gives paper 004's "-N" variants.
     test_uncertainty : {"dirac", "estimate"}, default "dirac". How ``transform`` treats new
         points when no ``sample_variance`` is passed: as Diracs, or as Gaussians with the
         variances of the fitted scheme (``"nn"``: ``beta`` times the distance to the nearest

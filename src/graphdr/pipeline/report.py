@@ -199,13 +199,16 @@ def plot_projection(
     """
     datasets_ = list(dict.fromkeys(d for d, _ in embeddings))
     methods = list(dict.fromkeys(m for _, m in embeddings))
-    size = (2.2 * len(methods) + 0.6, 2.0 * len(datasets_) + 0.4)
+    # each row's class legend sits right of its last panel: the panels share what is left
+    legend_width, margin = 1.0, 0.6
+    panel = min(2.2, (reporting.DOUBLE_COLUMN - legend_width - margin) / len(methods))
+    size = (panel * len(methods) + legend_width + margin, 2.0 * len(datasets_) + 0.4)
     with reporting.figure_style(**{"figure.figsize": size}):
         fig = reporting.new_figure()
         axes = fig.subplots(len(datasets_), len(methods), squeeze=False)
         for (dataset, method), path in embeddings.items():
             ax = axes[datasets_.index(dataset), methods.index(method)]
-            _scatter(ax, io.read_npz(path), part)
+            _scatter(ax, io.read_npz(path), part, legend=methods.index(method) == len(methods) - 1)
             if datasets_.index(dataset) == 0:
                 ax.set_title(method)
             if methods.index(method) == 0:
@@ -215,22 +218,16 @@ def plot_projection(
         return reporting.save_figure(fig, stem)
 
 
-def _class_colours(n: int) -> list:
-    """The Okabe-Ito palette up to 8 classes, matplotlib's tab10/tab20 beyond."""
-    if n <= len(reporting.OKABE_ITO):
-        return list(reporting.OKABE_ITO[:n])
-    from matplotlib import colormaps
+def _scatter(ax, arrays, part, legend: bool) -> None:
+    from graphdr.plotting import MAX_LEGEND_CLASSES, plot_embedding
 
-    cmap = colormaps["tab10" if n <= 10 else "tab20"]
-    return [cmap(i % cmap.N) for i in range(n)]
-
-
-def _scatter(ax, arrays, part) -> None:
-    Z, y = arrays[f"Z_{part}"], arrays[f"y_{part}"]
-    x1 = Z[:, 1] if Z.shape[1] > 1 else np.zeros(Z.shape[0])
-    codes = np.unique(y)
-    for code, colour in zip(codes, _class_colours(codes.size), strict=True):
-        mask = y == code
-        ax.scatter(Z[mask, 0], x1[mask], s=4, alpha=0.8, linewidths=0, color=colour)
-    ax.set_xticks([])
-    ax.set_yticks([])
+    y = arrays[f"y_{part}"]
+    names = arrays.get("class_names")
+    labels = None if names is None else {c: names[int(c)] for c in np.unique(y)}
+    plot_embedding(
+        arrays[f"Z_{part}"],
+        y,
+        ax,
+        labels=labels,
+        legend=legend and np.unique(y).size <= MAX_LEGEND_CLASSES,
+    )

@@ -510,6 +510,8 @@ def akda_toy(
     of AKDA and of KDA (same kernel, same data; KDA only up to ``kda_max_train`` samples) go to
     ``timing_path`` (the paper's times: claims C2-C3 of config/references/akda_claims.csv).
     """
+    from graphdr.plotting import plot_embedding
+
     module = importlib.import_module(METHOD_MODULES["AKDA"])
     AKDA, KDA = module.AKDA, module.KDA
 
@@ -529,15 +531,10 @@ def akda_toy(
         timing["kda_seconds"] = time.perf_counter() - t0
     io.write_json(timing, timing_path)
     names = {1: "target class", 0: "rest"}
-    colours = {1: reporting.OKABE_ITO[1], 0: reporting.OKABE_ITO[0]}
     with reporting.figure_style():
         fig = reporting.new_figure()
         ax = fig.subplots()
-        for c in (0, 1):
-            m = t == c
-            ax.scatter(
-                X[m, 0], X[m, 1], s=3, alpha=0.6, linewidths=0, color=colours[c], label=names[c]
-            )
+        plot_embedding(X[:, :2], t, ax, labels=names, s=3, alpha=0.6, ticks=True, legend=False)
         ax.set_xlabel("input dimension 1")
         ax.set_ylabel("input dimension 2")
         ax.set_title(f"{dataset_label}: training set, 2 input dims")
@@ -548,11 +545,16 @@ def akda_toy(
         ax = fig.subplots()
         order = np.argsort(t, kind="stable")
         idx = np.arange(t.size)
-        for c in (0, 1):
-            m = t[order] == c
-            ax.scatter(
-                idx[m], z[order][m], s=3, alpha=0.6, linewidths=0, color=colours[c], label=names[c]
-            )
+        plot_embedding(
+            np.column_stack([idx, z[order]]),
+            t[order],
+            ax,
+            labels=names,
+            s=3,
+            alpha=0.6,
+            ticks=True,
+            legend=False,
+        )
         ax.set_xlabel("training sample (rest first, then target)")
         ax.set_ylabel("AKDA projection $z$")
         ax.set_title(f"{dataset_label}: 1-D AKDA projection (linear kernel)")

@@ -39,15 +39,22 @@ def read_run(result_path: str | os.PathLike, timing_path: str | os.PathLike | No
 # ---- figures ---------------------------------------------------------------------------------
 
 
-def _scatter(ax, Z, y) -> None:
-    from graphdr.pipeline.report import _class_colours
+def plot_embeddings(loaded: Mapping[str, Mapping], titles: Mapping[str, str], suptitle: str, stem):
+    """The 2-D embeddings of ``loaded`` (label -> run with ``Z`` and ``y``) side by side, in as
+    many rows as keep the figure within the double-column width, one class legend below."""
+    from graphdr.plotting import embedding_legend, plot_embedding
 
-    codes = np.unique(y)
-    for code, colour in zip(codes, _class_colours(codes.size), strict=True):
-        mask = y == code
-        ax.scatter(Z[mask, 0], Z[mask, 1], s=4, alpha=0.8, linewidths=0, color=colour)
-    ax.set_xticks([])
-    ax.set_yticks([])
+    nrows, ncols = reporting.panel_grid(len(loaded))
+    with reporting.figure_style(**{"figure.figsize": (2.2 * ncols + 0.4, 2.1 * nrows + 0.6)}):
+        fig = reporting.new_figure()
+        axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+        for ax, (label, run) in zip(axes, loaded.items(), strict=False):
+            plot_embedding(run["Z"], run["y"], ax, legend=False, title=titles[label])
+        for ax in axes[len(loaded) :]:
+            ax.set_axis_off()
+        embedding_legend(axes[0], figure=fig)
+        fig.suptitle(suptitle)
+        reporting.save_figure(fig, stem)
 
 
 def _elapsed(timing: Mapping) -> np.ndarray:
@@ -70,15 +77,8 @@ def plot_optimizer_study(
     first two figures are deterministic; the third plots measured seconds (a ``timing`` file).
     """
     loaded = {label: read_run(*paths) for label, paths in runs.items()}
-    size = (2.2 * len(loaded) + 0.4, 2.4)
-    with reporting.figure_style(**{"figure.figsize": size}):
-        fig = reporting.new_figure()
-        axes = fig.subplots(1, len(loaded), squeeze=False)[0]
-        for ax, (label, run) in zip(axes, loaded.items(), strict=True):
-            _scatter(ax, run["Z"], run["y"])
-            ax.set_title(f"{label} ({int(run['n_iter'])} it.)")
-        fig.suptitle(f"{dataset}: DEE embeddings by optimiser")
-        reporting.save_figure(fig, embeddings_stem)
+    titles = {label: f"{label} ({int(run['n_iter'])} it.)" for label, run in loaded.items()}
+    plot_embeddings(loaded, titles, f"{dataset}: DEE embeddings by optimiser", embeddings_stem)
     for stem, by_time in ((objective_stem, False), (timing_stem, True)):
         with reporting.figure_style(**{"figure.figsize": (3.6, 2.7)}):
             fig = reporting.new_figure()

@@ -336,17 +336,11 @@ def plot_visualisation(
     runs: Mapping[str, str | os.PathLike], *, dataset: str, stem: str | os.PathLike
 ) -> None:
     """One of Figures 7-10: the 2-D embedding of one dataset by each method, side by side."""
-    from graphdr.pipeline.papers.dee import _scatter
+    from graphdr.pipeline.papers.dee import plot_embeddings
 
     loaded = {label: io.read_npz(path) for label, path in runs.items()}
-    with reporting.figure_style(**{"figure.figsize": (2.2 * len(loaded) + 0.4, 2.4)}):
-        fig = reporting.new_figure()
-        axes = fig.subplots(1, len(loaded), squeeze=False)[0]
-        for ax, (label, run) in zip(axes, loaded.items(), strict=True):
-            _scatter(ax, run["Z"], run["y"])
-            ax.set_title(label)
-        fig.suptitle(f"{dataset}: 2-D embeddings")
-        reporting.save_figure(fig, stem)
+    titles = {label: label for label in loaded}
+    plot_embeddings(loaded, titles, f"{dataset}: 2-D embeddings", stem)
 
 
 def visualisation_table(

@@ -298,6 +298,7 @@ def plot_toy(params: Mapping, stem: str | os.PathLike) -> dict:
     from matplotlib.patches import Ellipse
 
     from graphdr.datasets.synthetic import make_uncertain_toy
+    from graphdr.plotting import plot_embedding
 
     X, y, S = make_uncertain_toy(
         int(params["n_per_class"]),
@@ -326,7 +327,16 @@ def plot_toy(params: Mapping, stem: str | os.PathLike) -> dict:
                             color=colour,
                         )
                     )
-                ax.scatter(*X[mask].T, s=5, color=colour, label=f"class {code + 1}")
+            plot_embedding(
+                X,
+                y,
+                ax,
+                labels={0: "class 1", 1: "class 2"},
+                s=5,
+                alpha=1.0,
+                ticks=True,
+                legend=False,
+            )
             for kind, style in (("GE", "--"), ("NGEU", "-")):
                 w = directions[(graph, kind)]
                 line = centre[:, None] + np.outer(w, [-half, half])

@@ -356,7 +356,7 @@ def _visual_estimators(n_classes: int, cfg: Mapping) -> dict:
 
 def visualise(prepared, cfg: Mapping, *, title: str, kernel_stem, linear_stem) -> None:
     """Figures 1-4: every sample projected to 2-D by the kernel and by the linear methods."""
-    from graphdr.pipeline.report import _class_colours
+    from graphdr.plotting import embedding_legend, plot_embedding
 
     ds = load_npz(prepared)
     cfg = protocol(cfg)
@@ -368,19 +368,17 @@ def visualise(prepared, cfg: Mapping, *, title: str, kernel_stem, linear_stem) -
     groups = _visual_estimators(ds.n_classes, cfg)
     for group, stem in (("kernel", kernel_stem), ("linear", linear_stem)):
         ests = groups[group]
-        with reporting.figure_style(**{"figure.figsize": (2.2 * len(ests) + 0.4, 2.5)}):
+        nrows, ncols = reporting.panel_grid(len(ests))
+        with reporting.figure_style(**{"figure.figsize": (2.2 * ncols + 0.4, 2.2 * nrows + 0.5)}):
             fig = reporting.new_figure()
-            axes = fig.subplots(1, len(ests), squeeze=False)[0]
-            for ax, (name, est) in zip(axes, ests.items(), strict=True):
+            axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+            for ax, (name, est) in zip(axes, ests.items(), strict=False):
                 Z = est.fit(X if group == "kernel" else X_lin, ds.y).transform(
                     X if group == "kernel" else X_lin
                 )
-                codes = np.unique(ds.y)
-                for code, colour in zip(codes, _class_colours(codes.size), strict=True):
-                    mask = ds.y == code
-                    ax.scatter(Z[mask, 0], Z[mask, 1], s=3, alpha=0.8, linewidths=0, color=colour)
-                ax.set_xticks([])
-                ax.set_yticks([])
-                ax.set_title(name)
+                plot_embedding(Z, ds.y, ax, s=3, legend=False, title=name)
+            for ax in axes[len(ests) :]:
+                ax.set_axis_off()
+            embedding_legend(axes[0], figure=fig)
             fig.suptitle(f"{title}: 2-D projections, {group} methods")
             reporting.save_figure(fig, stem)
