@@ -1,5 +1,6 @@
 # graphdr: reproduction workflow. Stages live in workflow/rules; experiments live in config/.
 #   snakemake --cores all                                  # every paper output (default target)
+#   snakemake qmi                                          # one paper (akda, dee, ngeu, demo)
 #   snakemake --cores all --configfile config/quick.yaml   # reduced protocol
 #   snakemake -n paper_figures/demo/demo_projection.pdf    # what would run, and why
 # Outputs go under the roots of `output:` in the config (quick: results/quick/...).
@@ -37,6 +38,10 @@ rule all:
         paper_outputs(),
         optimizer_study_outputs(),
         registered_paper_outputs(),
+
+
+# One target per paper (snakemake --cores 2 qmi): rules qmi, akda, dee, ngeu, demo.
+include: "workflow/rules/targets.smk"
 
 
 check_resource_names([r.name for r in workflow.rules])

@@ -1,0 +1,37 @@
+# One target rule per paper: `snakemake --cores 2 qmi` builds every table and figure of paper
+# 001 (likewise akda, dee, ngeu and demo). A paper is a folder of the figures root
+# (<output.figures>/<paper>/), so its target is the part of the default target (rule all) that
+# lies in that folder: the config's tables and figures, the optimiser studies (paper 003's live
+# in optimizer_studies, outside papers.dee) and the paper-specific stages. Included last: the
+# output lists read the other rules' outputs.
+
+
+def every_output():
+    """The default target: every table and figure the config asks for."""
+    return paper_outputs() + optimizer_study_outputs() + registered_paper_outputs()
+
+
+def outputs_of(paper):
+    """The default target's files under <output.figures>/<paper>/."""
+    folder = figures(paper) + os.sep
+    return [f for f in every_output() if f.startswith(folder)]
+
+
+# the folders under the figures root that the default target writes to
+PAPERS = sorted(
+    {
+        os.path.relpath(f, ROOTS["figures"]).split(os.sep)[0]
+        for f in every_output()
+        if f.startswith(figures(""))
+    }
+)
+
+
+for _paper in PAPERS:
+
+    rule:
+        name:
+            _paper
+        input:
+            outputs_of(_paper),
+        localrule: True
