@@ -19,7 +19,7 @@ rule akda_run:
         condition=_alternatives(AKDA.get("conditions", {})),
         akda_method=_alternatives(AKDA.get("methods", [])),
     conda:
-        "../../envs/compute.yaml"
+        "../../envs/plot.yaml"
     threads: resource("akda_run", "threads")
     resources:
         mem_mb=resource("akda_run", "mem_mb"),
@@ -87,7 +87,7 @@ rule akda_toy:
     benchmark:
         results("benchmarks/akda_toy/akda.tsv")
     conda:
-        "../../envs/compute.yaml"
+        "../../envs/plot.yaml"
     threads: resource("akda_toy", "threads")
     resources:
         mem_mb=resource("akda_toy", "mem_mb"),

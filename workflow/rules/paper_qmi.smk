@@ -143,7 +143,7 @@ rule qmi_visualise:
     wildcard_constraints:
         dataset=_alternatives(QMI_VISUALS),
     conda:
-        "../../envs/compute.yaml"
+        "../../envs/plot.yaml"
     threads: resource("qmi_visualise", "threads")
     resources:
         mem_mb=resource("qmi_visualise", "mem_mb"),
