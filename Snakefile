@@ -15,6 +15,8 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/report.smk"
+include: "workflow/rules/resources.smk"
 include: "workflow/rules/datasets.smk"
 include: "workflow/rules/common_ngeu.smk"
 include: "workflow/rules/uncertainty.smk"
