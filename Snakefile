@@ -43,6 +43,7 @@ rule all:
 
 
 # One target per paper (snakemake --cores 2 qmi): rules qmi, akda, dee, ngeu, demo.
+include: "workflow/rules/common_targets.smk"
 include: "workflow/rules/targets.smk"
 
 

@@ -3,18 +3,7 @@
 # (<output.figures>/<paper>/), so its target is the part of the default target (rule all) that
 # lies in that folder: the config's tables and figures, the optimiser studies (paper 003's live
 # in optimizer_studies, outside papers.dee) and the paper-specific stages. Included last: the
-# output lists read the other rules' outputs.
-
-
-def every_output():
-    """The default target: every table and figure the config asks for."""
-    return paper_outputs() + optimizer_study_outputs() + registered_paper_outputs()
-
-
-def outputs_of(paper):
-    """The default target's files under <output.figures>/<paper>/."""
-    folder = figures(paper) + os.sep
-    return [f for f in every_output() if f.startswith(folder)]
+# output lists read the other rules' outputs; the functions are in common_targets.smk.
 
 
 # the folders under the figures root that the default target writes to
