@@ -1,5 +1,6 @@
 # graphdr: reproduction workflow. Stages live in workflow/rules; experiments live in config/.
 #   snakemake --cores all                                  # every paper output (default target)
+#   snakemake qmi                                          # one paper (akda, dee, ngeu, demo)
 #   snakemake --cores all --configfile config/quick.yaml   # reduced protocol
 #   snakemake -n paper_figures/demo/demo_projection.pdf    # what would run, and why
 # Outputs go under the roots of `output:` in the config (quick: results/quick/...).
@@ -14,6 +15,8 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/report.smk"
+include: "workflow/rules/resources.smk"
 include: "workflow/rules/datasets.smk"
 include: "workflow/rules/common_ngeu.smk"
 include: "workflow/rules/uncertainty.smk"
@@ -39,6 +42,11 @@ rule all:
         optimizer_study_outputs(),
         registered_paper_outputs(),
         ledger_outputs(),
+
+
+# One target per paper (snakemake --cores 2 qmi): rules qmi, akda, dee, ngeu, demo.
+include: "workflow/rules/common_targets.smk"
+include: "workflow/rules/targets.smk"
 
 
 check_resource_names([r.name for r in workflow.rules])

@@ -677,6 +677,30 @@ def test_report_groups_outputs_by_paper_with_captions(repo, env):
     assert "Test accuracy (%) of 1-NN on the graph-embedding subspace" in html
     assert "Datasets: digits, wine, iris" in html
     assert "Digits / PCA-GE" in html and "Reproduction of the graphdr experiments" in html
+    # every paper's category holds every table (a CSV with its Markdown twin), figure (PNG) and
+    # the ledger's verdicts of its folder, each captioned with what it shows and where the paper's
+    # numbers come from
+    results = json.loads(re.search(r"var results = (\{.*?\});\n", html, re.S).group(1))
+    for paper in ("akda", "dee", "ngeu", "qmi"):
+        folder = repo / FIGURES / paper
+        found = re.search(rf'"{paper}": (\{{"\w+": \[[^]]*\](?:, "\w+": \[[^]]*\])*\}})', html)
+        assert found, f"no category for {paper} in the report"
+        entries = {f for files in json.loads(found.group(1)).values() for f in files}
+        expected = {
+            f"{FIGURES}/{paper}/{f.name}"
+            for f in folder.iterdir()
+            if f.suffix == ".png"
+            or (f.suffix == ".csv" and f.with_suffix(".md").exists() and "_verdicts" not in f.name)
+            or (f.suffix == ".md" and "_verdicts" in f.name)
+        }
+        assert entries == expected, (paper, sorted(entries ^ expected))
+        for entry in entries:
+            caption = results[entry]["caption"]
+            assert (
+                "The paper&#x27;s numbers" in caption
+                or "The paper's numbers" in caption
+                or ("no number is compared" in caption)
+            ), (entry, caption[:300])
 
 
 def test_script_runs_by_hand_with_unwritable_numba_cache(repo, env):

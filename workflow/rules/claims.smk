@@ -21,7 +21,9 @@ rule judge_claims:
         code=code("graphdr.pipeline.claims"),
     output:
         csv=figures("{paper}/{paper}_verdicts.csv"),
-        md=figures("{paper}/{paper}_verdicts.md"),
+        md=reported(
+            figures("{paper}/{paper}_verdicts.md"), "{paper}", "Claims", "verdicts"
+        ),
     log:
         logs("judge_claims/{paper}.log"),
     benchmark:
@@ -49,7 +51,7 @@ rule build_scorecard:
         code=code("graphdr.pipeline.claims"),
     output:
         csv=figures("CLAIMS.csv"),
-        md=figures("CLAIMS.md"),
+        md=reported(figures("CLAIMS.md"), "scorecard", "Claims", "verdicts"),
     log:
         logs("build_scorecard/scorecard.log"),
     benchmark:

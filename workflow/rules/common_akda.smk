@@ -19,6 +19,17 @@ def akda_run_code(wildcards):
     return code("graphdr.pipeline.papers.akda", *([extra] if extra else []))
 
 
+def akda_kernel_entries(wildcards):
+    """Kernel entries of one run, N_train x N (the training kernel and the test rows against the
+    training samples), from the dataset's size in the config and registry: its memory term.
+    """
+    n, classes = cluster.dataset_size(
+        config["datasets"][wildcards.dataset], registry_record(wildcards)["dataset"]
+    )
+    n_per_class = AKDA["conditions"][wildcards.condition]
+    return cluster.condition_train_size(n, classes, n_per_class) * n
+
+
 def akda_conditions(dataset):
     """Conditions run on ``dataset`` (papers.akda.dataset_conditions, default all)."""
     every = list(AKDA.get("conditions", {}))

@@ -23,7 +23,7 @@ rule retrieve_dataset:
         "../../envs/datasets.yaml"
     threads: resource("retrieve_dataset", "threads")
     resources:
-        mem_mb=resource("retrieve_dataset", "mem_mb"),
+        mem_mb=memory("retrieve_dataset"),
         runtime=resource("retrieve_dataset", "runtime"),
     params:
         source=lambda w: config["datasets"][w.dataset]["source"],
@@ -47,7 +47,7 @@ rule prepare_dataset:
         "../../envs/datasets.yaml"
     threads: resource("prepare_dataset", "threads")
     resources:
-        mem_mb=resource("prepare_dataset", "mem_mb"),
+        mem_mb=memory("prepare_dataset"),
         runtime=resource("prepare_dataset", "runtime"),
     params:
         source=lambda w: config["datasets"][w.dataset]["source"],
@@ -73,7 +73,7 @@ rule make_splits:
         "../../envs/datasets.yaml"
     threads: resource("make_splits", "threads")
     resources:
-        mem_mb=resource("make_splits", "mem_mb"),
+        mem_mb=memory("make_splits"),
         runtime=resource("make_splits", "runtime"),
     params:
         split=lambda w: experiment_of(w)["split"],

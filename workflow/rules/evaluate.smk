@@ -22,7 +22,7 @@ rule evaluate_embedding:
         "../../envs/compute.yaml"
     threads: resource("evaluate_embedding", "threads")
     resources:
-        mem_mb=resource("evaluate_embedding", "mem_mb"),
+        mem_mb=memory("evaluate_embedding"),
         runtime=resource("evaluate_embedding", "runtime"),
     params:
         classifiers=lambda w: experiment_of(w)["classifiers"],

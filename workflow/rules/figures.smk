@@ -35,7 +35,7 @@ rule plot_projection:
         "../../envs/plot.yaml"
     threads: resource("plot_projection", "threads")
     resources:
-        mem_mb=resource("plot_projection", "mem_mb"),
+        mem_mb=memory("plot_projection"),
         runtime=resource("plot_projection", "runtime"),
     params:
         experiment=lambda w: figure_spec(w)[0],

@@ -23,7 +23,7 @@ rule fit_embed:
         "../../envs/compute.yaml"
     threads: resource("fit_embed", "threads")
     resources:
-        mem_mb=resource("fit_embed", "mem_mb"),
+        mem_mb=memory("fit_embed"),
         runtime=resource("fit_embed", "runtime"),
     params:
         fold=lambda w: int(w.fold),

@@ -19,10 +19,10 @@ rule akda_run:
         condition=_alternatives(AKDA.get("conditions", {})),
         akda_method=_alternatives(AKDA.get("methods", [])),
     conda:
-        "../../envs/compute.yaml"
+        "../../envs/plot.yaml"
     threads: resource("akda_run", "threads")
     resources:
-        mem_mb=resource("akda_run", "mem_mb"),
+        mem_mb=memory("akda_run", akda_kernel_entries),
         runtime=resource("akda_run", "runtime"),
     params:
         n_per_class=lambda w: AKDA["conditions"][w.condition],
@@ -42,7 +42,10 @@ rule akda_tables:
         toy_timing=akda_toy_timing(),
         code=code("graphdr.pipeline.papers.akda_report"),
     output:
-        tables=akda_table_files(),
+        tables=[
+            reported(f, "akda", "Tables") if f.endswith(".csv") else f
+            for f in akda_table_files()
+        ],
         runs=results("tables/akda/akda_runs.csv"),
         # the claims ledger's results frame; its MEASURED rows (timing) change every run
         results=figures("akda/akda_results.csv"),
@@ -56,7 +59,7 @@ rule akda_tables:
         "../../envs/plot.yaml"
     threads: resource("akda_tables", "threads")
     resources:
-        mem_mb=resource("akda_tables", "mem_mb"),
+        mem_mb=memory("akda_tables"),
         runtime=resource("akda_tables", "runtime"),
     params:
         cells=[list(cell) for cell in akda_cells()],
@@ -82,19 +85,21 @@ rule akda_toy:
         code=code("graphdr.pipeline.papers.akda", "graphdr.methods.discriminant"),
     output:
         scatter_pdf=figures("akda/akda_toy_scatter.pdf"),
-        scatter_png=figures("akda/akda_toy_scatter.png"),
+        scatter_png=reported(figures("akda/akda_toy_scatter.png"), "akda", "Figures"),
         projection_pdf=figures("akda/akda_toy_projection.pdf"),
-        projection_png=figures("akda/akda_toy_projection.png"),
+        projection_png=reported(
+            figures("akda/akda_toy_projection.png"), "akda", "Figures"
+        ),
         timing=figures("akda/akda_toy_timing.json"),
     log:
         logs("akda_toy/akda.log"),
     benchmark:
         results("benchmarks/akda_toy/akda.tsv")
     conda:
-        "../../envs/compute.yaml"
+        "../../envs/plot.yaml"
     threads: resource("akda_toy", "threads")
     resources:
-        mem_mb=resource("akda_toy", "mem_mb"),
+        mem_mb=memory("akda_toy"),
         runtime=resource("akda_toy", "runtime"),
     params:
         n_per_class=lambda w: AKDA["conditions"][AKDA["toy"]["condition"]],

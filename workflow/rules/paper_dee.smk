@@ -25,7 +25,7 @@ rule optimizer_run:
         "../../envs/compute.yaml"
     threads: resource("optimizer_run", "threads")
     resources:
-        mem_mb=resource("optimizer_run", "mem_mb"),
+        mem_mb=memory("optimizer_run"),
         runtime=resource("optimizer_run", "runtime"),
     params:
         estimator=lambda w: study_of(w)["estimator"],
@@ -41,11 +41,26 @@ rule plot_optimizer_study:
         code=code("graphdr.pipeline.papers.dee"),
     output:
         embeddings_pdf=figures("{paper}/{study}_{dataset}_embeddings.pdf"),
-        embeddings_png=figures("{paper}/{study}_{dataset}_embeddings.png"),
+        embeddings_png=reported(
+            figures("{paper}/{study}_{dataset}_embeddings.png"),
+            "{paper}",
+            "Figures",
+            "dee_optimizers",
+        ),
         objective_pdf=figures("{paper}/{study}_{dataset}_objective.pdf"),
-        objective_png=figures("{paper}/{study}_{dataset}_objective.png"),
+        objective_png=reported(
+            figures("{paper}/{study}_{dataset}_objective.png"),
+            "{paper}",
+            "Figures",
+            "dee_optimizers",
+        ),
         timing_pdf=figures("{paper}/{study}_{dataset}_objective_timing.pdf"),
-        timing_png=figures("{paper}/{study}_{dataset}_objective_timing.png"),
+        timing_png=reported(
+            figures("{paper}/{study}_{dataset}_objective_timing.png"),
+            "{paper}",
+            "Figures",
+            "dee_optimizers",
+        ),
     log:
         logs("plot_optimizer_study/{paper}/{study}_{dataset}.log"),
     benchmark:
@@ -57,7 +72,7 @@ rule plot_optimizer_study:
         "../../envs/plot.yaml"
     threads: resource("plot_optimizer_study", "threads")
     resources:
-        mem_mb=resource("plot_optimizer_study", "mem_mb"),
+        mem_mb=memory("plot_optimizer_study"),
         runtime=resource("plot_optimizer_study", "runtime"),
     params:
         runs=lambda w: [[o, *f] for (_, o), f in study_runs(w, [w.dataset]).items()],
@@ -73,17 +88,37 @@ rule optimizer_tables:
         reference=lambda w: study_of(w)["reference"],
         code=code("graphdr.pipeline.papers.dee"),
     output:
-        iterations_csv=figures("{paper}/{study}_iterations.csv"),
+        iterations_csv=reported(
+            figures("{paper}/{study}_iterations.csv"),
+            "{paper}",
+            "Tables",
+            "dee_optimizers",
+        ),
         iterations_md=figures("{paper}/{study}_iterations.md"),
         iterations_tex=figures("{paper}/{study}_iterations.tex"),
-        objective_csv=figures("{paper}/{study}_objective.csv"),
+        objective_csv=reported(
+            figures("{paper}/{study}_objective.csv"),
+            "{paper}",
+            "Tables",
+            "dee_optimizers",
+        ),
         objective_md=figures("{paper}/{study}_objective.md"),
         objective_tex=figures("{paper}/{study}_objective.tex"),
-        timing_csv=figures("{paper}/{study}_timing.csv"),
+        timing_csv=reported(
+            figures("{paper}/{study}_timing.csv"),
+            "{paper}",
+            "Tables",
+            "dee_optimizers",
+        ),
         timing_md=figures("{paper}/{study}_timing.md"),
         timing_tex=figures("{paper}/{study}_timing.tex"),
         long=results("tables/{paper}/{study}_runs.csv"),
-        claims=figures("{paper}/{study}_claims_timing.md"),
+        claims=reported(
+            figures("{paper}/{study}_claims_timing.md"),
+            "{paper}",
+            "Claims",
+            "dee_optimizers",
+        ),
     log:
         logs("optimizer_tables/{paper}/{study}.log"),
     benchmark:
@@ -95,7 +130,7 @@ rule optimizer_tables:
         "../../envs/plot.yaml"
     threads: resource("optimizer_tables", "threads")
     resources:
-        mem_mb=resource("optimizer_tables", "mem_mb"),
+        mem_mb=memory("optimizer_tables"),
         runtime=resource("optimizer_tables", "runtime"),
     params:
         runs=lambda w: [[d, o, *f] for (d, o), f in study_runs(w).items()],
@@ -123,7 +158,7 @@ rule dee_recognition_run:
         "../../envs/compute.yaml"
     threads: resource("dee_recognition_run", "threads")
     resources:
-        mem_mb=resource("dee_recognition_run", "mem_mb"),
+        mem_mb=memory("dee_recognition_run"),
         runtime=resource("dee_recognition_run", "runtime"),
     params:
         run=dee_recognition_params,
@@ -156,7 +191,7 @@ rule dee_recognition_report:
         best_md=figures("dee/dee_recognition_best.md"),
         best_tex=figures("dee/dee_recognition_best.tex"),
         curves=figures("dee/dee_recognition_curves.csv"),
-        claims=figures("dee/dee_recognition_claims.md"),
+        claims=reported(figures("dee/dee_recognition_claims.md"), "dee", "Claims"),
     log:
         logs("dee_recognition_report/dee.log"),
     benchmark:
@@ -166,7 +201,7 @@ rule dee_recognition_report:
         "../../envs/plot.yaml"
     threads: resource("dee_recognition_report", "threads")
     resources:
-        mem_mb=resource("dee_recognition_report", "mem_mb"),
+        mem_mb=memory("dee_recognition_report"),
         runtime=resource("dee_recognition_report", "runtime"),
     params:
         runs=lambda w: [[d, m, f] for (d, m), f in dee_recognition_runs().items()],
@@ -196,7 +231,7 @@ rule dee_embedding_run:
         "../../envs/compute.yaml"
     threads: resource("dee_embedding_run", "threads")
     resources:
-        mem_mb=resource("dee_embedding_run", "mem_mb"),
+        mem_mb=memory("dee_embedding_run"),
         runtime=resource("dee_embedding_run", "runtime"),
     params:
         estimator=lambda w: DEE_VISUALISATION["methods"][w.dee_method]["estimator"],
@@ -228,7 +263,7 @@ rule dee_visualisation_figure:
         "../../envs/plot.yaml"
     threads: resource("dee_visualisation_figure", "threads")
     resources:
-        mem_mb=resource("dee_visualisation_figure", "mem_mb"),
+        mem_mb=memory("dee_visualisation_figure"),
         runtime=resource("dee_visualisation_figure", "runtime"),
     params:
         runs=lambda w: [[m, f] for (_, m), f in dee_embedding_runs([w.dataset]).items()],
@@ -253,7 +288,7 @@ rule dee_visualisation_table:
         ),
         md=figures("dee/dee_visualisation_separation.md"),
         tex=figures("dee/dee_visualisation_separation.tex"),
-        claims=figures("dee/dee_visualisation_claims.md"),
+        claims=reported(figures("dee/dee_visualisation_claims.md"), "dee", "Claims"),
     log:
         logs("dee_visualisation_table/dee.log"),
     benchmark:
@@ -263,7 +298,7 @@ rule dee_visualisation_table:
         "../../envs/plot.yaml"
     threads: resource("dee_visualisation_table", "threads")
     resources:
-        mem_mb=resource("dee_visualisation_table", "mem_mb"),
+        mem_mb=memory("dee_visualisation_table"),
         runtime=resource("dee_visualisation_table", "runtime"),
     params:
         runs=lambda w: [[d, m, f] for (d, m), f in dee_embedding_runs().items()],

@@ -23,7 +23,7 @@ rule ngeu_splits:
         "../../envs/compute.yaml"
     threads: resource("ngeu_splits", "threads")
     resources:
-        mem_mb=resource("ngeu_splits", "mem_mb"),
+        mem_mb=memory("ngeu_splits"),
         runtime=resource("ngeu_splits", "runtime"),
     params:
         split=lambda w: ngeu_task(w)["split"],
@@ -59,7 +59,7 @@ rule ngeu_select:
         "../../envs/compute.yaml"
     threads: resource("ngeu_select", "threads")
     resources:
-        mem_mb=resource("ngeu_select", "mem_mb"),
+        mem_mb=memory("ngeu_select"),
         runtime=resource("ngeu_select", "runtime"),
     params:
         methods=ngeu_task_methods,
@@ -77,16 +77,20 @@ rule ngeu_tables:
         ngeu_table_inputs,
         code=code("graphdr.pipeline.papers.ngeu_report", "graphdr.pipeline.papers.ngeu"),
     output:
-        table_csv=figures("ngeu/{ngeu_table}.csv"),
+        table_csv=reported(figures("ngeu/{ngeu_table}.csv"), "ngeu", "Tables"),
         table_md=figures("ngeu/{ngeu_table}.md"),
         table_tex=figures("ngeu/{ngeu_table}.tex"),
-        selected_csv=figures("ngeu/{ngeu_table}_selected.csv"),
+        selected_csv=reported(
+            figures("ngeu/{ngeu_table}_selected.csv"), "ngeu", "Tables"
+        ),
         selected_md=figures("ngeu/{ngeu_table}_selected.md"),
         selected_tex=figures("ngeu/{ngeu_table}_selected.tex"),
-        grid_csv=figures("ngeu/{ngeu_table}_grid.csv"),
+        grid_csv=reported(figures("ngeu/{ngeu_table}_grid.csv"), "ngeu", "Tables"),
         grid_md=figures("ngeu/{ngeu_table}_grid.md"),
         grid_tex=figures("ngeu/{ngeu_table}_grid.tex"),
-        by_kernel_csv=figures("ngeu/{ngeu_table}_by_kernel.csv"),
+        by_kernel_csv=reported(
+            figures("ngeu/{ngeu_table}_by_kernel.csv"), "ngeu", "Tables"
+        ),
         by_kernel_md=figures("ngeu/{ngeu_table}_by_kernel.md"),
         by_kernel_tex=figures("ngeu/{ngeu_table}_by_kernel.tex"),
         long=results("ngeu/tables/{ngeu_table}_long.csv"),
@@ -101,7 +105,7 @@ rule ngeu_tables:
         "../../envs/plot.yaml"
     threads: resource("ngeu_tables", "threads")
     resources:
-        mem_mb=resource("ngeu_tables", "mem_mb"),
+        mem_mb=memory("ngeu_tables"),
         runtime=resource("ngeu_tables", "runtime"),
     params:
         tasks=ngeu_table_tasks,
@@ -144,7 +148,7 @@ rule ngeu_toy_figure:
         code=code("graphdr.pipeline.papers.ngeu_report"),
     output:
         pdf=figures("ngeu/figure3_toy.pdf"),
-        png=figures("ngeu/figure3_toy.png"),
+        png=reported(figures("ngeu/figure3_toy.png"), "ngeu", "Figures"),
         record=figures("ngeu/figure3_toy.json"),
     log:
         logs("ngeu_toy_figure/figure3.log"),
@@ -155,7 +159,7 @@ rule ngeu_toy_figure:
         "../../envs/plot.yaml"
     threads: resource("ngeu_toy_figure", "threads")
     resources:
-        mem_mb=resource("ngeu_toy_figure", "mem_mb"),
+        mem_mb=memory("ngeu_toy_figure"),
         runtime=resource("ngeu_toy_figure", "runtime"),
     params:
         figure=NGEU.get("figure3", {}),

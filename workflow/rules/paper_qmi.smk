@@ -23,7 +23,7 @@ rule qmi_sweep:
         "../../envs/compute.yaml"
     threads: resource("qmi_sweep", "threads")
     resources:
-        mem_mb=resource("qmi_sweep", "mem_mb"),
+        mem_mb=memory("qmi_sweep"),
         runtime=resource("qmi_sweep", "runtime"),
     params:
         protocol=lambda w: qmi_protocol(w.qmi_study),
@@ -37,7 +37,7 @@ rule qmi_table:
         runs=qmi_run_files,
         code=code("graphdr.pipeline.papers.qmi"),
     output:
-        csv=figures("qmi/{qmi_study}_{qmi_classifier}.csv"),
+        csv=reported(figures("qmi/{qmi_study}_{qmi_classifier}.csv"), "qmi", "Tables"),
         md=figures("qmi/{qmi_study}_{qmi_classifier}.md"),
         tex=figures("qmi/{qmi_study}_{qmi_classifier}.tex"),
     log:
@@ -52,7 +52,7 @@ rule qmi_table:
         "../../envs/plot.yaml"
     threads: resource("qmi_table", "threads")
     resources:
-        mem_mb=resource("qmi_table", "mem_mb"),
+        mem_mb=memory("qmi_table"),
         runtime=resource("qmi_table", "runtime"),
     params:
         runs=lambda w: qmi_runs(w.qmi_study),
@@ -69,10 +69,12 @@ rule qmi_summary:
         sizes=lambda w: QMI_STUDIES[w.qmi_study].get("sizes_reference", []),
         code=code("graphdr.pipeline.papers.qmi"),
     output:
-        datasets_csv=figures("qmi/{qmi_study}_datasets.csv"),
+        datasets_csv=reported(figures("qmi/{qmi_study}_datasets.csv"), "qmi", "Tables"),
         datasets_md=figures("qmi/{qmi_study}_datasets.md"),
         datasets_tex=figures("qmi/{qmi_study}_datasets.tex"),
-        timing_csv=figures("qmi/{qmi_study}_sweep_timing.csv"),
+        timing_csv=reported(
+            figures("qmi/{qmi_study}_sweep_timing.csv"), "qmi", "Tables"
+        ),
         timing_md=figures("qmi/{qmi_study}_sweep_timing.md"),
         timing_tex=figures("qmi/{qmi_study}_sweep_timing.tex"),
         long=results("qmi/tables/{qmi_study}_min_errors.csv"),
@@ -87,7 +89,7 @@ rule qmi_summary:
         "../../envs/plot.yaml"
     threads: resource("qmi_summary", "threads")
     resources:
-        mem_mb=resource("qmi_summary", "mem_mb"),
+        mem_mb=memory("qmi_summary"),
         runtime=resource("qmi_summary", "runtime"),
     params:
         runs=lambda w: qmi_runs(w.qmi_study),
@@ -134,7 +136,7 @@ rule qmi_curves:
         code=code("graphdr.pipeline.papers.qmi"),
     output:
         pdf=figures("qmi/{qmi_study}_curves.pdf"),
-        png=figures("qmi/{qmi_study}_curves.png"),
+        png=reported(figures("qmi/{qmi_study}_curves.png"), "qmi", "Figures"),
     log:
         logs("qmi_curves/{qmi_study}.log"),
     benchmark:
@@ -146,7 +148,7 @@ rule qmi_curves:
         "../../envs/plot.yaml"
     threads: resource("qmi_curves", "threads")
     resources:
-        mem_mb=resource("qmi_curves", "mem_mb"),
+        mem_mb=memory("qmi_curves"),
         runtime=resource("qmi_curves", "runtime"),
     params:
         runs=lambda w: qmi_runs(w.qmi_study),
@@ -163,9 +165,9 @@ rule qmi_visualise:
         code=code("graphdr.pipeline.papers.qmi"),
     output:
         kernel_pdf=figures("qmi/{dataset}_kernel.pdf"),
-        kernel_png=figures("qmi/{dataset}_kernel.png"),
+        kernel_png=reported(figures("qmi/{dataset}_kernel.png"), "qmi", "Figures"),
         linear_pdf=figures("qmi/{dataset}_linear.pdf"),
-        linear_png=figures("qmi/{dataset}_linear.png"),
+        linear_png=reported(figures("qmi/{dataset}_linear.png"), "qmi", "Figures"),
     log:
         logs("qmi_visualise/{dataset}.log"),
     benchmark:
@@ -173,10 +175,10 @@ rule qmi_visualise:
     wildcard_constraints:
         dataset=_alternatives(QMI_VISUALS),
     conda:
-        "../../envs/compute.yaml"
+        "../../envs/plot.yaml"
     threads: resource("qmi_visualise", "threads")
     resources:
-        mem_mb=resource("qmi_visualise", "mem_mb"),
+        mem_mb=memory("qmi_visualise"),
         runtime=resource("qmi_visualise", "runtime"),
     params:
         protocol=lambda w: qmi_visual_protocol(w.dataset),

@@ -26,7 +26,7 @@ rule collect_table:
         "../../envs/plot.yaml"
     threads: resource("collect_table", "threads")
     resources:
-        mem_mb=resource("collect_table", "mem_mb"),
+        mem_mb=memory("collect_table"),
         runtime=resource("collect_table", "runtime"),
     params:
         experiment=lambda w: table_spec(w)[0],

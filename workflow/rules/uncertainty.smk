@@ -22,7 +22,7 @@ rule estimate_uncertainty:
         "../../envs/compute.yaml"
     threads: resource("estimate_uncertainty", "threads")
     resources:
-        mem_mb=resource("estimate_uncertainty", "mem_mb"),
+        mem_mb=memory("estimate_uncertainty"),
         runtime=resource("estimate_uncertainty", "runtime"),
     script:
         "../scripts/estimate_uncertainty.py"

@@ -1,0 +1,92 @@
+"""Targets a user types: one rule per paper, and any output path without flags.
+
+Dry runs of the full configuration in a temporary copy of the checkout (nothing built there, so
+Snakemake plans every job below the target). The reference for "that paper's outputs" is the
+committed folder ``paper_figures/<paper>/`` of this repository (every file but NOTES.md), which
+the full configuration writes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.workflow
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+FIGURES = ROOT / "paper_figures"
+PAPERS = sorted(p.name for p in FIGURES.iterdir() if p.is_dir())
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory) -> Path:
+    dest = tmp_path_factory.mktemp("targets")
+    for item in ("Snakefile", "workflow", "config", "envs", "profiles", "src"):
+        ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
+        if (ROOT / item).is_dir():
+            shutil.copytree(ROOT / item, dest / item, ignore=ignore)
+        else:
+            shutil.copy2(ROOT / item, dest / item)
+    return dest
+
+
+def run(checkout: Path, *args: str) -> str:
+    """Snakemake with exactly ``args`` (no --cores: the default profile must supply it)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHDR_")}
+    env["GRAPHDR_DATA_HOME"] = str(checkout / "data-home")  # nothing of the user's cache
+    proc = subprocess.run(
+        [SNAKEMAKE, *args],
+        cwd=checkout,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, f"snakemake {' '.join(args)}:\n{proc.stdout[-4000:]}"
+    return proc.stdout
+
+
+def planned_outputs(log: str) -> set[str]:
+    return {f for line in re.findall(r"^    output: (.*)$", log, re.M) for f in line.split(", ")}
+
+
+def test_the_committed_papers_are_the_five():
+    assert PAPERS == ["akda", "dee", "demo", "ngeu", "qmi"]
+
+
+def test_every_paper_has_a_target_rule(checkout):
+    listed = set(run(checkout, "--list-target-rules").split())
+    assert set(PAPERS) | {"all"} <= listed, listed
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_paper_target_plans_exactly_that_papers_outputs(checkout, paper):
+    log = run(checkout, "-n", paper)
+    planned = {f for f in planned_outputs(log) if f.startswith("paper_figures/")}
+    committed = {
+        f"paper_figures/{paper}/{f.name}"
+        for f in (FIGURES / paper).iterdir()
+        if f.name != "NOTES.md"
+    }
+    assert planned == committed, (sorted(planned - committed), sorted(committed - planned))
+    if paper == "dee":  # the optimiser study (config optimizer_studies, not papers.dee)
+        assert any("dee_optimizers_" in f for f in planned)
+
+
+def test_one_figure_without_flags(checkout):
+    """`snakemake <path>` as the README writes it: the default profile supplies the cores."""
+    log = run(checkout, "-n", "paper_figures/demo/demo_projection.pdf")
+    assert "Using workflow specific profile profiles/default" in log
+    assert "paper_figures/demo/demo_projection.pdf" in planned_outputs(log)
+    # and for real (one cheap job: a bundled scikit-learn dataset, no raw file)
+    log = run(checkout, "results/prepared/wine.npz")
+    assert "Using workflow specific profile profiles/default" in log
+    assert (checkout / "results/prepared/wine.npz").is_file()
