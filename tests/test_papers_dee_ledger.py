@@ -129,6 +129,13 @@ def test_recognition_rows_units_derived_metrics_and_variant(tmp_path):
         v[("lam=10", "MMPA", "0", "best_accuracy")] == v[("primary", "MMPA", "0", "best_accuracy")]
     )
     assert set(frame.loc[frame["variant"] == "lam=10", "method"]) == set(curves)
+    # a grid that ends below C-1 cannot show DCV's cap: no such rows
+    short = _recognition_run(tmp_path / "short.csv", {1: 60, 10: 70}, n_classes=20)
+    short = dee_results.results_frame(recognition_runs=[("primary", "USPS", "DEE", short)])
+    assert "max_dim_minus_c1" not in set(short["metric"])
+    wide = _recognition_run(tmp_path / "wide.csv", {1: 60, 20: 70}, n_classes=4)
+    wide = dee_results.results_frame(recognition_runs=[("primary", "USPS", "DEE", wide)])
+    assert set(wide.loc[wide["metric"] == "max_dim_minus_c1", "value"]) == {17}
 
 
 def test_visualisation_rows_and_written_bytes(tmp_path):

@@ -19,7 +19,8 @@ value``) built from the runs the paper's workflow already writes; the ledger
   dimension); per (dataset, method, seed): ``best_accuracy`` (the accuracy at the dimension
   where the method's mean curve peaks), ``fluctuation`` (the seed's curve, on the dimensions
   the uncapped methods share), ``near_best_dim`` (the lowest dimension within ``within`` points
-  of the seed's best), ``max_dim_minus_c1`` (largest dimension minus C-1) and
+  of the seed's best), ``max_dim_minus_c1`` (largest dimension minus C-1; only where some
+  method's curve goes beyond C-1, else the grid ends every curve) and
   ``mean_iterations`` (non-nested methods). A sensitivity method (``DEE (λ=10)``) becomes
   method ``DEE`` of its own variant, beside copies of the other methods' rows.
 * ``visualisation`` (Figures 7-10): ``loo_1nn`` and ``within_between`` of each 2-D embedding.
@@ -207,8 +208,9 @@ def _recognition_dataset(variant, dataset, part: pd.DataFrame, within: float) ->
                 "best_accuracy": acc.get(best_dim, np.nan),
                 "fluctuation": fluctuation(on_shared.to_numpy()),
                 "near_best_dim": int(acc.index[acc >= acc.max() - within].min()),
-                "max_dim_minus_c1": int(acc.index.max()) - (n_classes - 1),
             }
+            if top.max() > n_classes - 1:  # else the grid, not the method, ends the curves
+                derived["max_dim_minus_c1"] = int(acc.index.max()) - (n_classes - 1)
             if c["n_iter"].notna().any():
                 derived["mean_iterations"] = float(c["n_iter"].mean())
             for d, a in acc.items():
