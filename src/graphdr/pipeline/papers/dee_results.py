@@ -18,9 +18,9 @@ value``) built from the runs the paper's workflow already writes; the ledger
 * ``recognition`` (Figure 11): 1-NN test ``accuracy`` (%) per (dataset, method, seed,
   dimension); per (dataset, method, seed): ``best_accuracy`` (the accuracy at the dimension
   where the method's mean curve peaks), ``fluctuation`` (the seed's curve, on the dimensions
-  the uncapped methods share), ``near_best_dim`` (the lowest dimension within ``within`` points
-  of the seed's best), ``max_dim_minus_c1`` (largest dimension minus C-1; only where some
-  method's curve goes beyond C-1, else the grid ends every curve) and
+  the methods whose curves go beyond C-1 share), ``near_best_dim`` (the lowest dimension
+  within ``within`` points of the seed's best), ``max_dim_minus_c1`` (largest dimension minus
+  C-1; only where some method's curve goes beyond C-1, else the grid ends every curve) and
   ``mean_iterations`` (non-nested methods). A sensitivity method (``DEE (λ=10)``) becomes
   method ``DEE`` of its own variant, beside copies of the other methods' rows.
 * ``visualisation`` (Figures 7-10): ``loo_1nn`` and ``within_between`` of each 2-D embedding.
@@ -191,7 +191,10 @@ def recognition_rows(
 def _recognition_dataset(variant, dataset, part: pd.DataFrame, within: float) -> list[dict]:
     rows = []
     top = part.groupby("method")["dim"].max()
-    uncapped = top[top == top.max()].index
+    # the methods free in their dimension (not stopped at C-1 like DCV): their curves are
+    # compared on the dimensions they share
+    uncapped = top[top > int(part["n_classes"].max()) - 1].index
+    uncapped = uncapped if len(uncapped) else top.index
     shared = None
     for m in uncapped:
         dims = set(part.loc[part["method"] == m, "dim"])
