@@ -1,9 +1,13 @@
 # Paper 003 (DEE): helper functions of workflow/rules/paper_dee.smk beyond the optimiser study
 # (config section papers.dee). Functions live here and rules there (snakemake --lint).
 
+from types import SimpleNamespace as Namespace
+
 DEE = config.get("papers", {}).get("dee", {})
 DEE_RECOGNITION = DEE.get("recognition", {})
 DEE_VISUALISATION = DEE.get("visualisation", {})
+# the claims ledger's entry of this paper (claims.smk is included after this file)
+DEE_LEDGER = config.get("ledger", {}).get("papers", {}).get("dee", {})
 
 
 def dee_label(dataset):
@@ -68,8 +72,66 @@ def dee_embedding_runs(datasets=None):
     return runs
 
 
+def dee_optimizer_studies():
+    """The optimiser studies of paper 003 (config `optimizer_studies`, `paper: dee`)."""
+    return {s: spec for s, spec in STUDIES.items() if spec.get("paper") == "dee"}
+
+
+def dee_result_optimizer_runs():
+    """[variant, dataset label, optimiser label, npz, timing json] of every DEE study run."""
+    runs = []
+    for study, spec in dee_optimizer_studies().items():
+        variant = spec.get("variant", "primary")
+        for (dataset, optimizer), files in study_runs(Namespace(study=study)).items():
+            runs.append([variant, dataset, optimizer, *files])
+    return runs
+
+
+def dee_result_baseline():
+    """The label of the optimiser the timing ratios divide by (LD), one for every study."""
+    labels = {s["optimizers"][s["baseline"]] for s in dee_optimizer_studies().values()}
+    if len(labels) > 1:
+        raise ValueError(
+            f"the DEE optimiser studies name different baselines {sorted(labels)}: the results "
+            "frame's *_ratio_* metrics need one; give every study the same `baseline`."
+        )
+    return next(iter(labels), "LD")
+
+
+def dee_result_recognition_runs():
+    """[variant, dataset label, method label, run CSV]: a method with `variant` is a sensitivity
+    run of its `variant_of` method (DEE (λ=10) -> method DEE, variant lam=10)."""
+    runs = []
+    for dataset in DEE_RECOGNITION.get("datasets", []):
+        for method, spec in DEE_RECOGNITION["methods"].items():
+            path = rules.dee_recognition_run.output.scores.format(
+                dataset=dataset, dee_method=method
+            )
+            if "variant" in spec:
+                of = spec["variant_of"]
+                label = dee_method_label(DEE_RECOGNITION, of)
+                runs.append([spec["variant"], dee_label(dataset), label, path])
+            else:
+                label = dee_method_label(DEE_RECOGNITION, method)
+                runs.append(["primary", dee_label(dataset), label, path])
+    return runs
+
+
+def dee_result_embedding_runs():
+    """[variant, dataset label, method label, embedding npz] of Figures 7-10."""
+    return [["primary", d, m, f] for (d, m), f in dee_embedding_runs().items()]
+
+
+def dee_result_files():
+    """Every run file the results frame reads."""
+    opt = [f for run in dee_result_optimizer_runs() for f in run[3:]]
+    others = dee_result_recognition_runs() + dee_result_embedding_runs()
+    return opt + [run[3] for run in others]
+
+
 def dee_outputs():
-    """Paper 003's recognition and visualisation outputs (part of the default target)."""
+    """Paper 003's recognition and visualisation outputs, its results frame (claims ledger)
+    and the verdicts of the claims on measured times (part of the default target)."""
     outputs = []
     if DEE_RECOGNITION:
         outputs += list(rules.dee_recognition_report.output)
@@ -77,6 +139,8 @@ def dee_outputs():
         outputs += list(rules.dee_visualisation_table.output)
         for dataset in DEE_VISUALISATION["datasets"]:
             outputs += expand(rules.dee_visualisation_figure.output, dataset=dataset)
+    if DEE_RECOGNITION or DEE_VISUALISATION or dee_optimizer_studies():
+        outputs += list(rules.dee_results.output)
     return outputs
 
 

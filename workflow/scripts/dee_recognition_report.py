@@ -27,6 +27,5 @@ with runtime.job(snakemake):
         figure_stem=Path(out.figure_pdf).with_suffix(""),
         best_stem=Path(out.best_csv).with_suffix(""),
         curves_output=out.curves,
-        claims_output=out.claims,
         caption=snakemake.params.caption or None,
     )

@@ -23,6 +23,5 @@ with runtime.job(snakemake):
     dee_compare_report.visualisation_table(
         {(d, m): path for d, m, path in snakemake.params.runs},
         stem=Path(snakemake.output.csv).with_suffix(""),
-        claims_output=snakemake.output.claims,
         caption=snakemake.params.caption or None,
     )

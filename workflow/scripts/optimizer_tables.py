@@ -30,5 +30,4 @@ with runtime.job(snakemake):
         timing_stem=Path(out.timing_csv).with_suffix(""),
         long_output=out.long,
         captions=snakemake.params.captions,
-        claims_output=out.claims,
     )

@@ -1,4 +1,4 @@
-"""Paper 003 (DEE): figures and tables of the optimiser comparison (Figures 2-6, the ORL claim).
+"""Paper 003 (DEE): figures and tables of the optimiser comparison (Figures 2-6).
 
 Reads the runs written by :mod:`graphdr.pipeline.papers.dee_runs`. Outputs whose names contain
 ``timing`` plot or tabulate wall-clock measurements (see that module).
@@ -18,7 +18,6 @@ from graphdr.pipeline import io
 
 __all__ = [
     "NOT_REPORTED",
-    "optimizer_claims",
     "optimizer_tables",
     "plot_optimizer_study",
     "read_run",
@@ -111,7 +110,6 @@ def optimizer_tables(
     timing_stem: str | os.PathLike,
     long_output: str | os.PathLike,
     captions: Mapping[str, str] | None = None,
-    claims_output: str | os.PathLike | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Iterations, final objective (deterministic) and fit seconds (measured), vs the paper.
 
@@ -122,8 +120,8 @@ def optimizer_tables(
     ``times_baseline`` is a fit's wall time divided by that of the ``baseline`` optimiser on the
     same dataset. Writes three display tables (.csv/.md/.tex) and the long CSV of the
     deterministic numbers (iterations, final objective, converged); returns the displays.
-    With ``claims_output``, also the verdicts of :func:`optimizer_claims` on the dataset of the
-    reference's first row, against the optimiser of its ``times_baseline`` row.
+    The claims about these numbers are judged by the ledger (``config/references/dee_claims.csv``
+    on the frame of :mod:`graphdr.pipeline.papers.dee_results`), not here.
     """
     captions = dict(captions or {})
     frame = pd.DataFrame([_record(d, o, *paths) for (d, o), paths in runs.items()])
@@ -144,108 +142,7 @@ def optimizer_tables(
     for key, stem in stems.items():
         fmt = ".6g" if key == "objective" else ".2f"
         reporting.write_table(shown[key], stem, caption=captions.get(key), float_format=fmt)
-    if claims_output is not None:
-        focus = paper["column"].iloc[0]
-        second = paper.loc[paper["table"] == "times_baseline", "row"].iloc[0]
-        cells = paper[paper["column"] == focus].set_index(["table", "row"])["value"]
-        keys = {
-            ("iterations", baseline): "baseline_iterations",
-            ("iterations", second): "second_iterations",
-            ("seconds", baseline): "baseline_seconds",
-            ("times_baseline", second): "second_times_baseline",
-        }
-        numbers = {name: float(cells[key]) for key, name in keys.items() if key in cells.index}
-        optimizer_claims(
-            runs, baseline=baseline, second=second, focus=focus, paper=numbers, output=claims_output
-        )
     return shown
-
-
-def optimizer_claims(
-    runs: Mapping[tuple[str, str], tuple[str, str]],
-    *,
-    baseline: str,
-    second: str,
-    focus: str,
-    paper: Mapping[str, float],
-    output: str | os.PathLike,
-) -> str:
-    """Markdown verdict per claim of the paper, every number read from the runs.
-
-    ``baseline`` is LD, ``second`` FP, ``focus`` the dataset of the paper's numeric claim (ORL)
-    and ``paper`` its numbers: ``baseline_iterations``, ``second_iterations``,
-    ``baseline_seconds``, ``second_times_baseline``. Holds measured times (name it ``timing``).
-    """
-    frame = pd.DataFrame([_record(d, o, *paths) for (d, o), paths in runs.items()])
-    by = {k: g.set_index("optimizer") for k, g in frame.groupby("dataset", sort=False)}
-    lines = [f"Claims of the paper about the optimisers, checked on {len(by)} datasets.", ""]
-    fewest = [d for d, g in by.items() if g["iterations"].idxmin() == baseline]
-    lines.append(
-        f"* {baseline} needs the fewest iterations: "
-        f"{_verdict(len(fewest), len(by))} on {len(fewest)}/{len(by)} datasets ("
-        + ", ".join(f"{d}: {_ranking(g, 'iterations', '{:.0f}')}" for d, g in by.items())
-        + ")."
-    )
-    lowest = [d for d, g in by.items() if g["objective"].idxmin() == baseline]
-    lines.append(
-        f"* {baseline} reaches the lowest objective: {_verdict(len(lowest), len(by))} on "
-        f"{len(lowest)}/{len(by)} datasets ("
-        + ", ".join(
-            f"{d}: {baseline} {g.loc[baseline, 'objective']:.6g}, best other "
-            f"{g.drop(baseline)['objective'].min():.6g}"
-            for d, g in by.items()
-        )
-        + ")."
-    )
-    fastest = [d for d, g in by.items() if g["seconds"].idxmin() == baseline]
-    lines.append(
-        f"* Efficiency order by fit time ({baseline} first; measured on this machine): "
-        f"{baseline} fastest on {len(fastest)}/{len(by)} datasets ("
-        + ", ".join(f"{d}: {_ranking(g, 'seconds', '{:.2f} s')}" for d, g in by.items())
-        + ")."
-    )
-    ordered = [
-        d
-        for d, g in by.items()
-        if g["seconds"].idxmin() == baseline and g.drop(baseline)["seconds"].idxmin() == second
-    ]
-    lines.append(
-        f"* Full efficiency order {baseline} > {second} > the others by fit time: "
-        f"{_verdict(len(ordered), len(by))} on {len(ordered)}/{len(by)} datasets"
-        + (f" ({', '.join(ordered)})." if ordered else ".")
-    )
-    if focus in by:
-        g = by[focus]
-        ours = {
-            "baseline_iterations": g.loc[baseline, "iterations"],
-            "second_iterations": g.loc[second, "iterations"],
-            "baseline_seconds": g.loc[baseline, "seconds"],
-            "second_times_baseline": g.loc[second, "seconds"] / g.loc[baseline, "seconds"],
-        }
-        names = {
-            "baseline_iterations": f"{baseline} iterations",
-            "second_iterations": f"{second} iterations",
-            "baseline_seconds": f"{baseline} fit seconds (machine-dependent)",
-            "second_times_baseline": f"{second} time / {baseline} time",
-        }
-        for key, name in names.items():
-            if key in paper:
-                lines.append(
-                    f"* {focus}, {name}: paper {paper[key]:g}, ours {ours[key]:.3g} "
-                    f"(ours / paper = {ours[key] / paper[key]:.2f})."
-                )
-    text = "\n".join(lines) + "\n"
-    io.write_text(text, output)
-    return text
-
-
-def _verdict(hits: int, total: int) -> str:
-    return "reproduced" if hits == total else ("partly reproduced" if hits else "not reproduced")
-
-
-def _ranking(group: pd.DataFrame, column: str, fmt: str) -> str:
-    ordered = group[column].sort_values(kind="stable")
-    return " < ".join(f"{o} {fmt.format(v)}" for o, v in ordered.items())
 
 
 def _record(dataset: str, optimizer: str, result, timing) -> dict:

@@ -1,9 +1,10 @@
-"""Paper 003 (DEE): figures, tables and claim verdicts of the method comparisons.
+"""Paper 003 (DEE): figures and tables of the method comparisons.
 
 Figure 11 (1-NN accuracy against dimension, DEE / DSNE / DCV / MMPA) with its best-accuracy
-table and verdicts, and Figures 7-10 (2-D embeddings, DEE / DSNE / EE / t-SNE) with a class
-separation table. Reads the runs of :mod:`graphdr.pipeline.papers.dee_compare`; every output
-here is deterministic (no measured times).
+table, and Figures 7-10 (2-D embeddings, DEE / DSNE / EE / t-SNE) with a class separation
+table. Reads the runs of :mod:`graphdr.pipeline.papers.dee_compare`; every output here is
+deterministic (no measured times). The paper's claims are judged by the claims ledger
+(``config/references/dee_claims.csv`` on :mod:`graphdr.pipeline.papers.dee_results`'s frame).
 """
 
 from __future__ import annotations
@@ -19,18 +20,13 @@ from graphdr.pipeline import io
 
 __all__ = [
     "fluctuation",
-    "near_best_dim",
     "plot_recognition",
     "plot_visualisation",
-    "recognition_claims",
     "recognition_curves",
     "recognition_tables",
     "separation_scores",
     "visualisation_table",
 ]
-
-#: the four methods of Figure 11, whose labels the claims look up
-CLAIM_METHODS = ("DEE", "DSNE", "DCV", "MMPA")
 
 #: cells the paper does not give a number for
 NOT_REPORTED = "not reported in the paper"
@@ -84,11 +80,6 @@ def fluctuation(mean: np.ndarray) -> float:
     return float(max(tv - (mean.max() - mean[0]), 0.0))  # no -0.0 or -1e-15
 
 
-def near_best_dim(curve: pd.DataFrame, within: float = 1.0) -> int:
-    """The lowest dimension whose mean accuracy is within ``within`` points of the curve's best."""
-    return int(curve.loc[curve["mean"] >= curve["mean"].max() - within, "dim"].min())
-
-
 def plot_recognition(curves: pd.DataFrame, stem: str | os.PathLike) -> None:
     """Figure 11: one panel per dataset, mean accuracy against dimension with +-1 std bands."""
     datasets = list(dict.fromkeys(curves["dataset"]))
@@ -125,10 +116,9 @@ def recognition_tables(
     figure_stem: str | os.PathLike,
     best_stem: str | os.PathLike,
     curves_output: str | os.PathLike,
-    claims_output: str | os.PathLike,
     caption: str | None = None,
 ) -> pd.DataFrame:
-    """Figure 11, the per-dimension curves (CSV), the best-accuracy table and the verdicts.
+    """Figure 11, the per-dimension curves (CSV) and the best-accuracy table.
 
     ``reference``: CSV with ``table`` (``best_accuracy``), ``row`` (method label), ``column``
     (dataset label), ``value`` (%) and ``source``. The best accuracy is the highest mean over
@@ -160,157 +150,7 @@ def recognition_tables(
     columns = list(dict.fromkeys(curves["dataset"]))
     shown = shown[["method", "", *columns, "notes"]]
     reporting.write_table(shown, best_stem, caption=caption)
-    recognition_claims(curves, paper, claims_output)
     return shown
-
-
-def _verdict(hits: int, total: int) -> str:
-    return "reproduced" if hits == total else ("partly reproduced" if hits else "not reproduced")
-
-
-def recognition_claims(
-    curves: pd.DataFrame,
-    paper: pd.DataFrame,
-    output: str | os.PathLike,
-    *,
-    close: float = 2.0,
-    within: float = 1.0,
-    names: Mapping[str, str] | None = None,
-) -> str:
-    """Markdown verdict per claim of the paper about Figure 11, every number from the curves.
-
-    Methods are found by their labels ``DEE``, ``DSNE``, ``DCV``, ``MMPA`` (``names`` maps
-    other labels onto these); other curves (sensitivity variants) are left out of the claims.
-    ``close``: the largest gap in points for "very close" accuracies; ``within``: the tolerance
-    of "reaches its best" (:func:`near_best_dim`). Smoothness is :func:`fluctuation`.
-    """
-    rename = {v: k for k, v in (names or {}).items()}
-    curves = curves.assign(method=curves["method"].replace(rename))
-    curves = curves[curves["method"].isin(CLAIM_METHODS)]  # not the sensitivity variants
-    by = {
-        d: {m: c.reset_index(drop=True) for m, c in g.groupby("method", sort=False)}
-        for d, g in curves.groupby("dataset", sort=False)
-    }
-    n = len(by)
-    best = {d: {m: _best(c) for m, c in g.items()} for d, g in by.items()}
-    lines = [
-        f"Claims of the paper about Figure 11 (1-NN accuracy, %), checked on {n} datasets.",
-        "",
-    ]
-
-    hits = [
-        d
-        for d, g in by.items()
-        if int(g["DCV"]["dim"].max()) == int(g["DCV"]["n_classes"].max()) - 1
-    ]
-    lines.append(
-        f"* DCV's subspace stops at C-1 dimensions: {_verdict(len(hits), n)} on {len(hits)}/{n} "
-        "datasets ("
-        + ", ".join(
-            f"{d}: {int(g['DCV']['dim'].max())} (C-1 = {int(g['DCV']['n_classes'].max()) - 1})"
-            for d, g in by.items()
-        )
-        + ")."
-    )
-    ref = paper[(paper["row"] == "DCV")]
-    for _, cell in ref.iterrows():
-        d = cell["column"]
-        if d not in best:
-            continue
-        dcv = best[d]["DCV"]["mean"]
-        others = {m: b["mean"] for m, b in best[d].items() if m != "DCV"}
-        worst = all(dcv < v for v in others.values())
-        lines.append(
-            f"* {d}: DCV's best accuracy is the worst of the four: "
-            f"{'reproduced' if worst else 'not reproduced'} (DCV {dcv:.1f}; "
-            + ", ".join(f"{m} {v:.1f}" for m, v in others.items())
-            + f"); its value: paper {cell['value']:g}, ours {dcv:.1f} "
-            f"(ours - paper = {dcv - cell['value']:+.1f} points)."
-        )
-    above = [d for d in by if best[d]["DSNE"]["mean"] > best[d]["DCV"]["mean"]]
-    lines.append(
-        f"* DSNE is (a little) better than DCV at its best: {_verdict(len(above), n)} on "
-        f"{len(above)}/{n} datasets ("
-        + ", ".join(
-            f"{d}: DSNE {best[d]['DSNE']['mean']:.1f}, DCV {best[d]['DCV']['mean']:.1f}" for d in by
-        )
-        + ")."
-    )
-    wiggly = [
-        d for d, g in by.items() if _fluct(g, "DSNE") > max(_fluct(g, "DEE"), _fluct(g, "MMPA"))
-    ]
-    lines.append(
-        "* DSNE's curve fluctuates more than DEE's and MMPA's (movement beyond one rise, "
-        f"points): {_verdict(len(wiggly), n)} on {len(wiggly)}/{n} datasets ("
-        + ", ".join(
-            f"{d}: " + " / ".join(f"{m} {_fluct(g, m):.1f}" for m in ("DSNE", "DEE", "MMPA"))
-            for d, g in by.items()
-        )
-        + ")."
-    )
-    top = [
-        d
-        for d in by
-        if set(sorted(best[d], key=lambda m: -best[d][m]["mean"])[:2]) == {"DEE", "MMPA"}
-    ]
-    lines.append(
-        f"* DEE and MMPA reach the two highest accuracies: {_verdict(len(top), n)} on "
-        f"{len(top)}/{n} datasets ("
-        + ", ".join(
-            f"{d}: "
-            + " > ".join(
-                f"{m} {best[d][m]['mean']:.1f}"
-                for m in sorted(best[d], key=lambda m: -best[d][m]["mean"])
-            )
-            for d in by
-        )
-        + ")."
-    )
-    near = [d for d in by if abs(best[d]["DEE"]["mean"] - best[d]["MMPA"]["mean"]) <= close]
-    lines.append(
-        f"* DEE's and MMPA's best accuracies are very close (within {close:g} points): "
-        f"{_verdict(len(near), n)} on {len(near)}/{n} datasets ("
-        + ", ".join(f"{d}: {best[d]['DEE']['mean'] - best[d]['MMPA']['mean']:+.1f}" for d in by)
-        + " = DEE - MMPA)."
-    )
-    smooth = [d for d, g in by.items() if _fluct(g, "DEE") < _fluct(g, "MMPA")]
-    lines.append(
-        f"* DEE's curve is smoother than MMPA's (movement beyond one rise, points): "
-        f"{_verdict(len(smooth), n)} on {len(smooth)}/{n} datasets ("
-        + ", ".join(
-            f"{d}: DEE {_fluct(g, 'DEE'):.1f} / MMPA {_fluct(g, 'MMPA'):.1f}" for d, g in by.items()
-        )
-        + ")."
-    )
-    lower = [d for d in by if best[d]["DEE"]["dim"] < best[d]["MMPA"]["dim"]]
-    lines.append(
-        f"* DEE reaches its best accuracy at a lower dimension than MMPA (argmax of the mean "
-        f"curve): {_verdict(len(lower), n)} on {len(lower)}/{n} datasets ("
-        + ", ".join(
-            f"{d}: DEE d={int(best[d]['DEE']['dim'])}, MMPA d={int(best[d]['MMPA']['dim'])}"
-            for d in by
-        )
-        + ")."
-    )
-    near = {d: {m: near_best_dim(g[m], within) for m in ("DEE", "MMPA")} for d, g in by.items()}
-    lower = [d for d in by if near[d]["DEE"] < near[d]["MMPA"]]
-    lines.append(
-        f"* The same, with the lowest dimension within {within:g} point(s) of each curve's best "
-        f"(plateaus make the argmax arbitrary): {_verdict(len(lower), n)} on {len(lower)}/{n} "
-        "datasets ("
-        + ", ".join(f"{d}: DEE d={near[d]['DEE']}, MMPA d={near[d]['MMPA']}" for d in by)
-        + ")."
-    )
-    text = "\n".join(lines) + "\n"
-    io.write_text(text, output)
-    return text
-
-
-def _fluct(group: Mapping[str, pd.DataFrame], method: str) -> float:
-    """Fluctuation of a method's mean curve on the dimensions DEE, DSNE and MMPA all have."""
-    shared = set(group["DEE"]["dim"]) & set(group["DSNE"]["dim"]) & set(group["MMPA"]["dim"])
-    c = group[method]
-    return fluctuation(c.loc[c["dim"].isin(shared), "mean"].to_numpy())
 
 
 # ---- Figures 7-10 ---------------------------------------------------------------------------
@@ -347,12 +187,10 @@ def visualisation_table(
     runs: Mapping[tuple[str, str], str | os.PathLike],
     *,
     stem: str | os.PathLike,
-    claims_output: str | os.PathLike,
-    supervised: tuple[str, ...] = ("DEE", "DSNE"),
     caption: str | None = None,
 ) -> pd.DataFrame:
-    """Class separation of every 2-D embedding (rows: method; columns: dataset) and the
-    verdicts of the paper's claims about Figures 7-10. The paper gives no numbers here."""
+    """Class separation of every 2-D embedding (rows: method; columns: dataset). The paper
+    gives no numbers here."""
     records = []
     for (dataset, method), path in runs.items():
         run = io.read_npz(path)
@@ -368,44 +206,4 @@ def visualisation_table(
         shown[f"{d} LOO 1-NN (%)"] = [sub.loc[m, "loo_1nn"] for m in methods]
         shown[f"{d} within/between"] = [sub.loc[m, "within_between"] for m in methods]
     reporting.write_table(shown, stem, caption=caption, float_format=".3g")
-    by = {d: frame[frame["dataset"] == d].set_index("method") for d in datasets}
-    n = len(by)
-    others = [m for m in methods if m not in supervised]
-    lines = [
-        f"Claims of the paper about Figures 7-10 (2-D embeddings of every sample), checked on "
-        f"{n} datasets with two scores: leave-one-out 1-NN accuracy in 2-D (class overlap) and "
-        "mean within-class / mean between-class distance (class scatter).",
-        "",
-    ]
-    sep = [
-        d
-        for d, g in by.items()
-        if g.loc[list(supervised), "loo_1nn"].min() > g.loc[others, "loo_1nn"].max()
-    ]
-    lines.append(
-        f"* {' and '.join(supervised)} separate the classes better than "
-        f"{' and '.join(others)} (LOO 1-NN): {_verdict(len(sep), n)} on {len(sep)}/{n} datasets ("
-        + ", ".join(
-            f"{d}: " + ", ".join(f"{m} {g.loc[m, 'loo_1nn']:.1f}" for m in methods)
-            for d, g in by.items()
-        )
-        + ")."
-    )
-    comparisons = [
-        ("loo_1nn", "less class overlap (higher LOO 1-NN)", np.greater),
-        ("within_between", "less intraclass scatter (lower within/between)", np.less),
-    ]
-    a, b = (*supervised, None)[:2]  # the first two supervised methods (DEE vs DSNE)
-    for score, word, better in comparisons if b is not None else []:
-        hits = [d for d, g in by.items() if better(g.loc[a, score], g.loc[b, score])]
-        lines.append(
-            f"* {a} shows {word} than {b} (the paper: Figures 7 and 9): "
-            f"{_verdict(len(hits), n)} on {len(hits)}/{n} datasets ("
-            + ", ".join(
-                f"{d}: {a} {g.loc[a, score]:.3g}, {b} {g.loc[b, score]:.3g}" for d, g in by.items()
-            )
-            + ")."
-        )
-    text = "\n".join(lines) + "\n"
-    io.write_text(text, claims_output)
     return shown
