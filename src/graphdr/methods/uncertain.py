@@ -389,6 +389,7 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
         reg=DEFAULT_KERNEL_REG,
         solver="regularized",
         tol=DEFAULT_KERNEL_TOL,
+        path="auto",
     ):
         self.graph = graph
         self.n_components = n_components
@@ -408,6 +409,7 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
         self.reg = reg
         self.solver = solver
         self.tol = tol
+        self.path = path
 
     def fit(self, X, y=None, sample_variance=None):
         """Fit on X (N x D), labels y and per-sample variances (``sigma^2``: (N,) or (N, D);
@@ -505,6 +507,7 @@ class KDA_NGEU(NGEU):
         reg=DEFAULT_KERNEL_REG,
         solver="regularized",
         tol=DEFAULT_KERNEL_TOL,
+        path="auto",
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -518,6 +521,7 @@ class KDA_NGEU(NGEU):
         self.reg = reg
         self.solver = solver
         self.tol = tol
+        self.path = path
 
     def _graph_builder(self):
         return make_graph("lda")
