@@ -209,8 +209,12 @@ def _penalty_rank(penalty, Z: np.ndarray, S_pen: np.ndarray, tol: float) -> int:
 #: with ``d / eps ~ 1/mu``, so three powers of ``A^-1`` leave an error ~ mu^-3 (below 1e-15 for
 #: null-space discriminants, mu ~ 1/reg); smaller mu fail the residual check and fall back
 RITZ_BLOCKS = 3
-#: relative residual of the pencil above which a class-graph solution is rejected (fallback)
+#: relative residual of the pencil above which a class-graph solution is rejected (fallback):
+#: ``RITZ_RTOL + RITZ_ROUNDING * mu``; the second term is the rounding floor of evaluating it
+#: (both sides of ``S_t w = mu (S_w + eps I) w`` are ~mu times larger than ``S_w w``), measured
+#: at 1e-14 mu on well-posed problems, while the Krylov error it must catch falls as mu^-3
 RITZ_RTOL = 1e-9
+RITZ_ROUNDING = 1e-13
 #: the low-rank kernel path is used only if the centred kernel's smallest eigenvalue (condition
 #: estimate) is this factor above ``tol * max``: then the full path keeps all N - 1 directions
 #: and both solve the same problem (the 1-norm estimate can be off by a small factor)
@@ -276,7 +280,7 @@ def _ritz_class_graph(Yb, Gb, E, intrinsic, eps, n_components, tol, tr_pen, resi
     )
     mu, C = mu[::-1], C[:, ::-1]
     Y, g, Lg = Yb @ C, Gb @ C, LG @ C
-    if not np.all(residual(Y, g, Lg, mu) <= RITZ_RTOL):
+    if not np.all(residual(Y, g, Lg, mu) <= RITZ_RTOL + RITZ_ROUNDING * np.abs(mu)):
         return None
     # as solve_graph_embedding: penalty-null directions get lam = inf, the others are rescaled
     # from w^T (S_w + eps I) w = 1 to w^T S_t w = 1
@@ -318,7 +322,9 @@ def solve_class_graph_span(Z, s, graph, n_components, *, reg=DEFAULT_REG, tol=DE
     )
 
 
-def solve_class_graph_kernel(Kc, graph, n_components, *, reg=DEFAULT_KERNEL_REG, tol=DEFAULT_KERNEL_TOL):
+def solve_class_graph_kernel(
+    Kc, graph, n_components, *, reg=DEFAULT_KERNEL_REG, tol=DEFAULT_KERNEL_TOL
+):
     """Low-rank kernel path for a class graph: one Cholesky and a small eigenproblem (AKDA).
 
     Solves the default regularised problem of :class:`KernelGraphEmbedding` on the whole span of
@@ -351,16 +357,22 @@ def solve_class_graph_kernel(Kc, graph, n_components, *, reg=DEFAULT_KERNEL_REG,
     rcond, info = scipy.linalg.lapack.dpocon(c, anorm)
     lam_min = rcond * anorm - eps  # ~ the smallest eigenvalue of Kc off the constant direction
     if not lam_min > LOWRANK_MARGIN * tol * anorm:
-        return None, None, (
-            f"the centred kernel is ill-conditioned (smallest eigenvalue ~{lam_min:.2g}, "
-            f"below {LOWRANK_MARGIN:g} * tol * {anorm:.3g}): the full path drops directions"
+        return (
+            None,
+            None,
+            (
+                f"the centred kernel is ill-conditioned (smallest eigenvalue ~{lam_min:.2g}, "
+                f"below {LOWRANK_MARGIN:g} * tol * {anorm:.3g}): the full path drops directions"
+            ),
         )
     Y = [class_directions(intrinsic)]
     for _ in range(RITZ_BLOCKS):
         Y.append(scipy.linalg.lapack.dpotrs(c, Y[-1], lower=False)[0])
     del c, A
     Yb = np.hstack(Y[1:])
-    Gb = np.hstack([Y[k - 1] - eps * Y[k] for k in range(1, len(Y))])  # Kc (Kc + eps)^-1 = I - eps (.)^-1
+    Gb = np.hstack(
+        [Y[k - 1] - eps * Y[k] for k in range(1, len(Y))]
+    )  # Kc (Kc + eps)^-1 = I - eps (.)^-1
 
     def residual(alpha, g, Lg, mu):
         rho = g - mu * Lg - mu * eps * alpha
@@ -490,6 +502,7 @@ class _GEBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             opts["solver"] == "regularized"
             and is_class_graph(graph)
             and (variance is None or not np.any(variance))
+            and set(fit_params) <= {"basis", "sample_variance"}  # else a subclass's own terms
         ):
             n_components = self._check_n_components(builder, Z, graph, None)
             s = np.einsum("ij,ij->j", Z, Z)  # Z^T Z is diagonal for the spans of data_span
