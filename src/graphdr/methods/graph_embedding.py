@@ -79,9 +79,15 @@ def data_span(Xc: np.ndarray, tol: float = DEFAULT_TOL) -> tuple[np.ndarray, np.
 
     Eigendecomposition of the smaller Gram matrix (one GEMM and a min(N, D)^2 eigh; much faster
     than an SVD of the N x D matrix): ``Xc^T Xc = V S^2 V^T`` when N >= D, else
-    ``Xc Xc^T = U S^2 U^T`` and ``V`` = the orthonormalised (QR) ``Xc^T U_r``. Keeps
-    ``S_k^2 > tol * S_1^2``. Returns ``Z = Xc V_r`` (N x r) and ``basis = V_r`` (D x r); GE is
-    invariant to the choice of orthonormal basis.
+    ``Xc Xc^T = U S^2 U^T`` and ``V = Xc^T U_r S_r^-1``. Keeps ``S_k^2 > tol * S_1^2``. Returns
+    ``Z`` (N x r) and ``basis = V_r`` (D x r) with ``Xc V_r = Z`` and ``Z^T Z = S_r^2``
+    (diagonal); GE is invariant to the choice of orthonormal basis.
+
+    When N < D, ``Z = U_r S_r`` exactly and ``V_r`` is not re-orthonormalised: its columns are
+    orthonormal only up to ~eps * S_1^2 / S_r^2, which the solution never sees (it is computed
+    in Z, and ``components = V_r W`` are the dual combinations ``Xc^T U_r S_r^-1 W`` of the
+    training rows, as a linear kernel gives). A QR of the D x N matrix used to cost as much as
+    the eigendecomposition.
     """
     n, d = Xc.shape
     tall = n >= d
@@ -96,9 +102,9 @@ def data_span(Xc: np.ndarray, tol: float = DEFAULT_TOL) -> tuple[np.ndarray, np.
         )
     if tall:
         basis = np.ascontiguousarray(E[:, :r])
-    else:  # Xc^T U_r S_r^{-1} is orthonormal only up to ~eps * S_1^2 / S_r^2: re-orthonormalise
-        basis = np.ascontiguousarray(scipy.linalg.qr(Xc.T @ E[:, :r], mode="economic")[0])
-    return Xc @ basis, basis
+        return Xc @ basis, basis
+    root = np.sqrt(s2[:r])
+    return E[:, :r] * root, (Xc.T @ E[:, :r]) / root
 
 
 def kernel_feature_map(Kc: np.ndarray, tol: float = DEFAULT_KERNEL_TOL, n_leading=None):
