@@ -645,11 +645,17 @@ class KernelGraphEmbedding(_GEBase):
         fit, n_test x N in transform).
     gamma, degree, coef0 : kernel parameters, scikit-learn's conventions
         (gamma=None: 1 / n_features).
+    path : "auto" (default), "lowrank" or "full". Class graphs (LDA) can be solved with one
+        Cholesky of the regularised centred kernel and a small Ritz problem
+        (:func:`solve_class_graph_kernel`, AKDA's cost) instead of the eigendecomposition of the
+        kernel. "auto" does so when both give the same problem (the centred kernel keeps all
+        N - 1 directions at ``tol``); "lowrank" asks for it (error for graphs without class
+        structure, warning and full path when the kernel is ill-conditioned); "full" never.
 
     Attributes
     ----------
     dual_coef_ (N, n_components), X_fit_ (None for a precomputed kernel), kernel_centering_,
-    eigenvalues_, n_components_, classes_, graph_meta_.
+    eigenvalues_, n_components_, classes_, graph_meta_, solver_path_ ("lowrank" or "full").
     """
 
     def __init__(
@@ -929,7 +935,10 @@ class KPCA_GE(KernelGraphEmbedding):
 
 
 class KDA_GE(KernelGraphEmbedding):
-    """Kernel discriminant analysis (LDA graphs in feature space); at most C-1 directions."""
+    """Kernel discriminant analysis (LDA graphs in feature space); at most C-1 directions.
+
+    ``path="auto"`` solves it with one Cholesky when the kernel is well conditioned (see
+    :class:`KernelGraphEmbedding`)."""
 
     def __init__(
         self,

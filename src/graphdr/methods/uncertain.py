@@ -348,7 +348,7 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
 
     Parameters
     ----------
-    graph, n_components, k1, k2, mfa_variant, n_neighbors, heat_t, reg, solver, tol :
+    graph, n_components, k1, k2, mfa_variant, n_neighbors, heat_t, reg, solver, tol, path :
         as :class:`~graphdr.methods.graph_embedding.KernelGraphEmbedding`. MFA/LPP neighbours
         are defined by the feature-space distances of the expected kernel,
         ``K_ii + K_jj - 2 K_ij`` (see docs/ngeu.md).
@@ -490,7 +490,10 @@ class KPCA_NGEU(NGEU):
 
 
 class KDA_NGEU(NGEU):
-    """Kernel discriminant analysis on distributions (LDA graphs); at most C-1 directions."""
+    """Kernel discriminant analysis on distributions (LDA graphs); at most C-1 directions.
+
+    ``path="auto"`` solves it with one Cholesky of the expected kernel when it is well
+    conditioned (uncertainty makes it so: see docs/estimators.md, *Class graphs*)."""
 
     def __init__(
         self,
