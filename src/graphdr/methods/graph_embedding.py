@@ -221,9 +221,11 @@ RITZ_BLOCKS = 3
 #: at 1e-14 mu on well-posed problems, while the Krylov error it must catch falls as mu^-3
 RITZ_RTOL = 1e-9
 RITZ_ROUNDING = 1e-13
-#: the low-rank kernel path is used only if the centred kernel's smallest eigenvalue (condition
-#: estimate) is this factor above ``tol * max``: then the full path keeps all N - 1 directions
-#: and both solve the same problem (the 1-norm estimate can be off by a small factor)
+#: the low-rank kernel path is used only if the centred kernel's smallest eigenvalue is this
+#: factor above ``tol * ||Kc||_F`` (>= ``tol * max``): then the full path keeps all N - 1
+#: directions and both solve the same problem. The estimate, 1 / (LAPACK's estimate of
+#: ``||A^-1||_1``), is below the smallest eigenvalue unless the estimate of the norm is off, by a
+#: small factor at worst
 LOWRANK_MARGIN = 10.0
 _PATHS = ("auto", "lowrank", "full")
 
@@ -342,7 +344,8 @@ def solve_class_graph_kernel(
 
     Returns ``(lam, alpha, info)``; ``alpha`` is None when the path does not apply: the centred
     kernel has an eigenvalue (LAPACK's condition estimate) within ``LOWRANK_MARGIN`` of
-    ``tol * max`` (the full path would drop directions and solve on a smaller span), or the
+    ``tol * ||Kc||_F`` (>= ``tol * max``; the full path would drop directions and solve on a
+    smaller span), or the
     residual check fails. ``info`` says which.
     """
     n = Kc.shape[0]
@@ -356,19 +359,20 @@ def solve_class_graph_kernel(
     eps = reg * (tr_int / (n - 1) if tr_int > 0 else 1.0)
     A = Kc + (tr_k / n**2)
     A.flat[:: n + 1] += eps
-    anorm = float(np.abs(A).sum(axis=0).max())  # ||A||_1 >= largest eigenvalue
-    c, info = scipy.linalg.lapack.dpotrf(A, lower=False, clean=False, overwrite_a=True)
+    top = float(np.linalg.norm(Kc))  # Frobenius norm >= the largest eigenvalue
+    # A is symmetric: A.T is the Fortran-ordered array LAPACK factorises in place (no copy)
+    c, info = scipy.linalg.lapack.dpotrf(A.T, lower=False, clean=False, overwrite_a=True)
     if info != 0:
         return None, None, "the Cholesky factorisation failed"
-    rcond, info = scipy.linalg.lapack.dpocon(c, anorm)
-    lam_min = rcond * anorm - eps  # ~ the smallest eigenvalue of Kc off the constant direction
-    if not lam_min > LOWRANK_MARGIN * tol * anorm:
+    # anorm = 1: rcond = 1 / (estimate of ||A^-1||_1) ~ the smallest eigenvalue of A
+    lam_min = scipy.linalg.lapack.dpocon(c, 1.0)[0] - eps  # of Kc, off the constant direction
+    if not lam_min > LOWRANK_MARGIN * tol * top:
         return (
             None,
             None,
             (
                 f"the centred kernel is ill-conditioned (smallest eigenvalue ~{lam_min:.2g}, "
-                f"below {LOWRANK_MARGIN:g} * tol * {anorm:.3g}): the full path drops directions"
+                f"below {LOWRANK_MARGIN:g} * tol * {top:.3g}): the full path drops directions"
             ),
         )
     Y = [class_directions(intrinsic)]
