@@ -255,6 +255,31 @@ def class_directions(groups: GroupCenteringOperator) -> np.ndarray:
     return V[groups.groups] / np.sqrt(counts[groups.groups])[:, None]
 
 
+def _krylov_basis(start: np.ndarray, solve) -> np.ndarray:
+    """Orthonormal basis of ``{A^-1 S, A^-2 S, ..., A^-RITZ_BLOCKS S}`` (``solve`` applies
+    ``A^-1``), built block by block with two rounds of Gram-Schmidt against the previous blocks
+    and an SVD of each new block (directions that add less than 1e-10 of their norm are
+    dropped). Orthogonalising as it goes keeps the directions that the powers of A^-1 add:
+    with a flat spectrum (an expected kernel, say) they are small and the plain powers are
+    numerically collinear."""
+
+    def orth(W, scale):
+        U, sv, _ = scipy.linalg.svd(W, full_matrices=False)
+        return U[:, sv > 1e-10 * scale]
+
+    W = solve(start)
+    Q = orth(W, np.linalg.norm(W, axis=0).max())
+    blocks = [Q]
+    for _ in range(RITZ_BLOCKS - 1):
+        W = solve(blocks[-1])
+        scale = np.linalg.norm(W, axis=0).max()
+        basis = np.hstack(blocks)
+        for _ in range(2):
+            W = W - basis @ (basis.T @ W)
+        blocks.append(orth(W, scale))
+    return np.hstack(blocks)
+
+
 def _ritz_class_graph(Yb, Gb, E, intrinsic, eps, n_components, tol, tr_pen, residual):
     """Rayleigh-Ritz of the regularised class-graph pencil on a small exact subspace.
 
@@ -314,10 +339,7 @@ def solve_class_graph_span(Z, s, graph, n_components, *, reg=DEFAULT_REG, tol=DE
     tr_int = float(np.einsum("ij,ij->", LZ, LZ))
     del LZ
     eps = reg * (tr_int / r if tr_int > 0 else 1.0)
-    Y = [Z.T @ class_directions(intrinsic)]
-    for _ in range(RITZ_BLOCKS):
-        Y.append(Y[-1] / (s + eps)[:, None])
-    Yb = np.hstack(Y[1:])
+    Yb = _krylov_basis(Z.T @ class_directions(intrinsic), lambda B: B / (s + eps)[:, None])
     Gb = Z @ Yb
 
     def residual(W, g, Lg, mu):
@@ -375,14 +397,10 @@ def solve_class_graph_kernel(
                 f"below {LOWRANK_MARGIN:g} * tol * {top:.3g}): the full path drops directions"
             ),
         )
-    Y = [class_directions(intrinsic)]
-    for _ in range(RITZ_BLOCKS):
-        Y.append(scipy.linalg.lapack.dpotrs(c, Y[-1], lower=False)[0])
-    del c, A
-    Yb = np.hstack(Y[1:])
-    Gb = np.hstack(
-        [Y[k - 1] - eps * Y[k] for k in range(1, len(Y))]
-    )  # Kc (Kc + eps)^-1 = I - eps (.)^-1
+    Yb = _krylov_basis(
+        class_directions(intrinsic), lambda B: scipy.linalg.lapack.dpotrs(c, B, lower=False)[0]
+    )
+    Gb = Kc @ Yb  # training projections Z w = Kc alpha
 
     def residual(alpha, g, Lg, mu):
         rho = g - mu * Lg - mu * eps * alpha
