@@ -126,3 +126,17 @@ def test_class_directions_are_orthonormal_centred_and_class_constant():
     np.testing.assert_allclose(T.sum(axis=0), 0.0, atol=1e-14)
     for c in range(3):
         assert np.ptp(T[y == c], axis=0).max() < 1e-15
+
+
+def test_flat_spectrum_expected_kernel_stays_on_the_lowrank_path():
+    """An expected kernel of many classes has a flat spectrum: the powers (Kc + eps I)^-k Theta
+    are nearly collinear, and the Krylov basis must still resolve them (regression: the raw
+    powers failed the residual check and fell back to the full path)."""
+    rng = np.random.default_rng(0)
+    y = np.arange(600) % 20
+    X = (rng.standard_normal((20, 256)) * 0.5)[y] + rng.standard_normal((600, 256))
+    low = KDA_NGEU(gamma=1 / 256).fit(X, y)
+    full = KDA_NGEU(gamma=1 / 256, path="full").fit(X, y)
+    assert low.solver_path_ == "lowrank"
+    assert np.max(scipy.linalg.subspace_angles(low.dual_coef_, full.dual_coef_)) < 1e-6
+    np.testing.assert_allclose(low.eigenvalues_, full.eigenvalues_, rtol=1e-8)
