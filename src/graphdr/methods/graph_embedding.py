@@ -264,13 +264,17 @@ def _krylov_basis(start: np.ndarray, solve) -> np.ndarray:
     numerically collinear."""
 
     def orth(W, scale):
+        if W.shape[1] == 0 or not scale > 0:
+            return W[:, :0]
         U, sv, _ = scipy.linalg.svd(W, full_matrices=False)
         return U[:, sv > 1e-10 * scale]
 
     W = solve(start)
-    Q = orth(W, np.linalg.norm(W, axis=0).max())
+    Q = orth(W, np.linalg.norm(W, axis=0).max(initial=0.0))
     blocks = [Q]
     for _ in range(RITZ_BLOCKS - 1):
+        if blocks[-1].shape[1] == 0:  # the space is invariant already
+            break
         W = solve(blocks[-1])
         scale = np.linalg.norm(W, axis=0).max()
         basis = np.hstack(blocks)
@@ -295,6 +299,8 @@ def _ritz_class_graph(Yb, Gb, E, intrinsic, eps, n_components, tol, tr_pen, resi
     relative residual of each pair. Returns ``(lam, Y)`` like :func:`solve_graph_embedding`
     (coefficients in Yb's representation), or None when the pairs fail the check.
     """
+    if Yb.shape[1] < n_components:
+        return None
     d = np.sqrt(np.clip(np.diag(E), 0.0, None))
     if not np.all(d > 0):
         return None
