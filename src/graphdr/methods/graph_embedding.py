@@ -28,7 +28,14 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from graphdr._validation import check_n_classes, check_n_components
-from graphdr.graphs import GraphBuilder, GraphPair, LPPGraph, kernel_sq_distances, make_graph
+from graphdr.graphs import (
+    GraphBuilder,
+    GraphPair,
+    GroupCenteringOperator,
+    LPPGraph,
+    kernel_sq_distances,
+    make_graph,
+)
 from graphdr.kernels import (
     center_kernel_test,
     center_kernel_train,
@@ -78,9 +85,15 @@ def data_span(Xc: np.ndarray, tol: float = DEFAULT_TOL) -> tuple[np.ndarray, np.
 
     Eigendecomposition of the smaller Gram matrix (one GEMM and a min(N, D)^2 eigh; much faster
     than an SVD of the N x D matrix): ``Xc^T Xc = V S^2 V^T`` when N >= D, else
-    ``Xc Xc^T = U S^2 U^T`` and ``V`` = the orthonormalised (QR) ``Xc^T U_r``. Keeps
-    ``S_k^2 > tol * S_1^2``. Returns ``Z = Xc V_r`` (N x r) and ``basis = V_r`` (D x r); GE is
-    invariant to the choice of orthonormal basis.
+    ``Xc Xc^T = U S^2 U^T`` and ``V = Xc^T U_r S_r^-1``. Keeps ``S_k^2 > tol * S_1^2``. Returns
+    ``Z`` (N x r) and ``basis = V_r`` (D x r) with ``Xc V_r = Z`` and ``Z^T Z = S_r^2``
+    (diagonal); GE is invariant to the choice of orthonormal basis.
+
+    When N < D, ``Z = U_r S_r`` exactly and ``V_r`` is not re-orthonormalised: its columns are
+    orthonormal only up to ~eps * S_1^2 / S_r^2, which the solution never sees (it is computed
+    in Z, and ``components = V_r W`` are the dual combinations ``Xc^T U_r S_r^-1 W`` of the
+    training rows, as a linear kernel gives). A QR of the D x N matrix used to cost as much as
+    the eigendecomposition.
     """
     n, d = Xc.shape
     tall = n >= d
@@ -95,9 +108,9 @@ def data_span(Xc: np.ndarray, tol: float = DEFAULT_TOL) -> tuple[np.ndarray, np.
         )
     if tall:
         basis = np.ascontiguousarray(E[:, :r])
-    else:  # Xc^T U_r S_r^{-1} is orthonormal only up to ~eps * S_1^2 / S_r^2: re-orthonormalise
-        basis = np.ascontiguousarray(scipy.linalg.qr(Xc.T @ E[:, :r], mode="economic")[0])
-    return Xc @ basis, basis
+        return Xc @ basis, basis
+    root = np.sqrt(s2[:r])
+    return E[:, :r] * root, (Xc.T @ E[:, :r]) / root
 
 
 def kernel_feature_map(Kc: np.ndarray, tol: float = DEFAULT_KERNEL_TOL, n_leading=None):
@@ -208,6 +221,224 @@ def _penalty_rank(penalty, Z: np.ndarray, S_pen: np.ndarray, tol: float) -> int:
 
 
 # --------------------------------------------------------------------------------------------
+# Class graphs: the low-rank structure of LDA-type problems
+# --------------------------------------------------------------------------------------------
+
+#: Krylov blocks of the class-graph solvers: the exact eigenvectors are ``(A + d I)^-1 M c``
+#: with ``d / eps ~ 1/mu``, so three powers of ``A^-1`` leave an error ~ mu^-3 (below 1e-15 for
+#: null-space discriminants, mu ~ 1/reg); smaller mu fail the residual check and fall back
+RITZ_BLOCKS = 3
+#: relative residual of the pencil above which a class-graph solution is rejected (fallback):
+#: ``RITZ_RTOL + RITZ_ROUNDING * mu``; the second term is the rounding floor of evaluating it
+#: (both sides of ``S_t w = mu (S_w + eps I) w`` are ~mu times larger than ``S_w w``), measured
+#: at 1e-14 mu on well-posed problems, while the Krylov error it must catch falls as mu^-3
+RITZ_RTOL = 1e-9
+RITZ_ROUNDING = 1e-13
+#: the low-rank kernel path is used only if the centred kernel's smallest eigenvalue is this
+#: factor above ``tol * ||Kc||_F`` (>= ``tol * max``): then the full path keeps all N - 1
+#: directions and both solve the same problem. The estimate, 1 / (LAPACK's estimate of
+#: ``||A^-1||_1``), is below the smallest eigenvalue unless the estimate of the norm is off, by a
+#: small factor at worst
+LOWRANK_MARGIN = 10.0
+_PATHS = ("auto", "lowrank", "full")
+
+
+def is_class_graph(graph: GraphPair) -> bool:
+    """True for LDA-type graphs: intrinsic = centring within groups (classes, or subclasses),
+    penalty = global centring ``H``. Their between-group scatter has rank (groups - 1)."""
+    pen = graph.penalty
+    return (
+        isinstance(graph.intrinsic, GroupCenteringOperator)
+        and isinstance(pen, GroupCenteringOperator)
+        and pen.counts.size == 1
+        and graph.intrinsic.counts.size >= 2
+        and not graph.meta.get("largest", False)
+    )
+
+
+def class_directions(groups: GroupCenteringOperator) -> np.ndarray:
+    """``Theta = R V`` (N x (G-1)): an orthonormal basis of the centred group indicators.
+
+    ``R = [1_g / sqrt(N_g)]``, ``V`` an orthonormal basis of ``s^perp``, ``s = sqrt(N_g / N)``
+    (AKDA's eq. 40 with its core matrix ``O_b = I - s s^T``); ``Theta^T 1 = 0``.
+    """
+    counts = groups.counts
+    s = np.sqrt(counts / counts.sum())
+    V = scipy.linalg.null_space(s[None, :])  # SVD: deterministic
+    return V[groups.groups] / np.sqrt(counts[groups.groups])[:, None]
+
+
+def _krylov_basis(start: np.ndarray, solve) -> np.ndarray:
+    """Orthonormal basis of ``{A^-1 S, A^-2 S, ..., A^-RITZ_BLOCKS S}`` (``solve`` applies
+    ``A^-1``), built block by block with two rounds of Gram-Schmidt against the previous blocks
+    and an SVD of each new block (directions that add less than 1e-10 of their norm are
+    dropped). Orthogonalising as it goes keeps the directions that the powers of A^-1 add:
+    with a flat spectrum (an expected kernel, say) they are small and the plain powers are
+    numerically collinear."""
+
+    def orth(W, scale):
+        if W.shape[1] == 0 or not scale > 0:
+            return W[:, :0]
+        U, sv, _ = scipy.linalg.svd(W, full_matrices=False)
+        return U[:, sv > 1e-10 * scale]
+
+    W = solve(start)
+    Q = orth(W, np.linalg.norm(W, axis=0).max(initial=0.0))
+    blocks = [Q]
+    for _ in range(RITZ_BLOCKS - 1):
+        if blocks[-1].shape[1] == 0:  # the space is invariant already
+            break
+        W = solve(blocks[-1])
+        scale = np.linalg.norm(W, axis=0).max()
+        basis = np.hstack(blocks)
+        for _ in range(2):
+            W = W - basis @ (basis.T @ W)
+        blocks.append(orth(W, scale))
+    return np.hstack(blocks)
+
+
+def _ritz_class_graph(Yb, Gb, E, intrinsic, eps, n_components, tol, tr_pen, residual):
+    """Rayleigh-Ritz of the regularised class-graph pencil on a small exact subspace.
+
+    The default solver's pencil is ``S_t w = mu (S_w + eps I) w`` (``S_t`` = penalty scatter,
+    ``S_w = S_t - M M^T`` the intrinsic one, ``M`` the (r x G) group scatter factor). Its
+    eigenvectors with ``mu > 1`` are ``w = (S_t + (eps + d) I)^-1 M c`` with ``d = eps /
+    (mu - 1)`` (a secular equation), so they lie, up to ``(d / eps)^3 ~ mu^-3``, in the block
+    Krylov space ``{A^-1 M, A^-2 M, A^-3 M}``, ``A = S_t + eps I``. Rayleigh-Ritz of the same
+    pencil on that space returns them; the residual check rejects what it cannot represent.
+
+    ``Yb`` coefficients of the basis, ``Gb = Z w`` the training projections of each column
+    (N x m), ``E = Yb``'s Gram in w-space (``w^T w``); ``residual(Y, g, Lg, mu)`` returns the
+    relative residual of each pair. Returns ``(lam, Y)`` like :func:`solve_graph_embedding`
+    (coefficients in Yb's representation), or None when the pairs fail the check.
+    """
+    if Yb.shape[1] < n_components:
+        return None
+    d = np.sqrt(np.clip(np.diag(E), 0.0, None))
+    if not np.all(d > 0):
+        return None
+    e, F = scipy.linalg.eigh(E / np.outer(d, d))
+    keep = e > 1e-12 * e[-1]
+    F = F[:, keep] / np.sqrt(e[keep]) / d[:, None]  # F^T E F = I: w-orthonormal columns
+    Yb, Gb = Yb @ F, Gb @ F
+    LG = intrinsic.matmat(Gb)
+    m = Yb.shape[1]
+    if n_components > m:
+        return None
+    Pt = Gb.T @ Gb
+    Pw = LG.T @ LG + eps * np.eye(m)
+    mu, C = scipy.linalg.eigh(
+        (Pt + Pt.T) * 0.5, (Pw + Pw.T) * 0.5, subset_by_index=(m - n_components, m - 1)
+    )
+    mu, C = mu[::-1], C[:, ::-1]
+    Y, g, Lg = Yb @ C, Gb @ C, LG @ C
+    if not np.all(residual(Y, g, Lg, mu) <= RITZ_RTOL + RITZ_ROUNDING * np.abs(mu)):
+        return None
+    # as solve_graph_embedding: penalty-null directions get lam = inf, the others are rescaled
+    # from w^T (S_w + eps I) w = 1 to w^T S_t w = 1
+    positive = mu > tol * tr_pen * np.einsum("ij,ij->j", C, C)
+    with np.errstate(divide="ignore"):
+        lam = np.where(positive, 1.0 / np.where(positive, mu, 1.0), np.inf)
+    Y[:, positive] /= np.sqrt(mu[positive])
+    return lam, Y
+
+
+def solve_class_graph_span(Z, s, graph, n_components, *, reg=DEFAULT_REG, tol=DEFAULT_TOL):
+    """The default ("regularized") solver for a class graph in span coordinates, without the
+    dense r x r generalised eigenproblem.
+
+    ``Z`` (N x r) are centred coordinates with ``Z^T Z = diag(s)`` (the kernel feature map
+    ``U_r S_r^{1/2}``). Same result as ``solve_graph_embedding(Z^T L Z, Z^T H Z, ...)`` in exact
+    arithmetic (see :func:`_ritz_class_graph`); costs O(N r G). Returns ``(lam, W)`` or None
+    (then solve densely).
+    """
+    intrinsic = graph.intrinsic
+    r = Z.shape[1]
+    LZ = intrinsic.matmat(Z)
+    tr_int = float(np.einsum("ij,ij->", LZ, LZ))
+    del LZ
+    eps = reg * (tr_int / r if tr_int > 0 else 1.0)
+    Yb = _krylov_basis(Z.T @ class_directions(intrinsic), lambda B: B / (s + eps)[:, None])
+    Gb = Z @ Yb
+
+    def residual(W, g, Lg, mu):
+        r_vec = Z.T @ (g - mu * Lg) - mu * eps * W
+        scale = np.linalg.norm(Z.T @ g, axis=0) + mu * np.linalg.norm(Z.T @ Lg + eps * W, axis=0)
+        return np.linalg.norm(r_vec, axis=0) / scale
+
+    return _ritz_class_graph(
+        Yb, Gb, Yb.T @ Yb, intrinsic, eps, n_components, tol, float(s.sum()), residual
+    )
+
+
+def solve_class_graph_kernel(
+    Kc, graph, n_components, *, reg=DEFAULT_KERNEL_REG, tol=DEFAULT_KERNEL_TOL
+):
+    """Low-rank kernel path for a class graph: one Cholesky and a small eigenproblem (AKDA).
+
+    Solves the default regularised problem of :class:`KernelGraphEmbedding` on the whole span of
+    the training points in feature space (r = N - 1): with ``Theta`` the centred class
+    directions (:func:`class_directions`), the dual coefficients are combinations of
+    ``(Kc + eps I)^-k Theta``, k = 1..3, from one Cholesky of ``Kc + eps I + (tr Kc / N^2) 11^T``
+    (the last term lifts the constant direction, which Theta never touches), then the Ritz step
+    of :func:`_ritz_class_graph`. ``eps = reg * tr(L Kc) / (N - 1)``, as the full path.
+
+    Returns ``(lam, alpha, info)``; ``alpha`` is None when the path does not apply: the centred
+    kernel has an eigenvalue (LAPACK's condition estimate) within ``LOWRANK_MARGIN`` of
+    ``tol * ||Kc||_F`` (>= ``tol * max``; the full path would drop directions and solve on a
+    smaller span), or the
+    residual check fails. ``info`` says which.
+    """
+    n = Kc.shape[0]
+    intrinsic = graph.intrinsic
+    ind = np.zeros((n, intrinsic.counts.size))
+    ind[np.arange(n), intrinsic.groups] = 1.0
+    tr_k = float(np.trace(Kc))
+    if not tr_k > 0:
+        return None, None, "the centred kernel has no positive trace"
+    tr_int = tr_k - float(np.sum(np.einsum("ij,ij->j", ind, Kc @ ind) / intrinsic.counts))
+    eps = reg * (tr_int / (n - 1) if tr_int > 0 else 1.0)
+    A = Kc + (tr_k / n**2)
+    A.flat[:: n + 1] += eps
+    top = float(np.linalg.norm(Kc))  # Frobenius norm >= the largest eigenvalue
+    # A is symmetric: A.T is the Fortran-ordered array LAPACK factorises in place (no copy)
+    c, info = scipy.linalg.lapack.dpotrf(A.T, lower=False, clean=False, overwrite_a=True)
+    if info != 0:
+        return None, None, "the Cholesky factorisation failed"
+    # anorm = 1: rcond = 1 / (estimate of ||A^-1||_1) ~ the smallest eigenvalue of A
+    lam_min = scipy.linalg.lapack.dpocon(c, 1.0)[0] - eps  # of Kc, off the constant direction
+    if not lam_min > LOWRANK_MARGIN * tol * top:
+        return (
+            None,
+            None,
+            (
+                f"the centred kernel is ill-conditioned (smallest eigenvalue ~{lam_min:.2g}, "
+                f"below {LOWRANK_MARGIN:g} * tol * {top:.3g}): the full path drops directions"
+            ),
+        )
+    Yb = _krylov_basis(
+        class_directions(intrinsic), lambda B: scipy.linalg.lapack.dpotrs(c, B, lower=False)[0]
+    )
+    Gb = Kc @ Yb  # training projections Z w = Kc alpha
+
+    def residual(alpha, g, Lg, mu):
+        rho = g - mu * Lg - mu * eps * alpha
+        V = np.hstack([rho, g, Lg + eps * alpha])
+        q = np.einsum("ij,ij->j", V, Kc @ V)  # ||Z^T v||^2 = v^T Kc v
+        k = alpha.shape[1]
+        q = np.sqrt(np.clip(q, 0.0, None))
+        return q[:k] / (q[k : 2 * k] + mu * q[2 * k :])
+
+    E = Yb.T @ Gb
+    out = _ritz_class_graph(
+        Yb, Gb, (E + E.T) * 0.5, intrinsic, eps, n_components, tol, tr_k, residual
+    )
+    if out is None:
+        return None, None, "the Ritz residual check failed"
+    return out[0], out[1], "lowrank"
+
+
+# --------------------------------------------------------------------------------------------
 # Estimators
 # --------------------------------------------------------------------------------------------
 
@@ -248,6 +479,9 @@ class _GEBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"reg must be a non-negative number, got {opts['reg']!r}.")
         if not (isinstance(opts["tol"], int | float) and 0 < opts["tol"] < 1):
             raise ValueError(f"tol must be a number in (0, 1), got {opts['tol']!r}.")
+        path = getattr(self, "path", "auto")
+        if path not in _PATHS:
+            raise ValueError(f"path must be one of {_PATHS}, got {path!r}.")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -303,13 +537,35 @@ class _GEBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return S_int, S_pen
 
     def _embed(self, Z: np.ndarray, graph: GraphPair, builder, **fit_params):
-        """Build the scatters, check the dimension, solve; returns W (r x k) in Z-coordinates."""
+        """Build the scatters, check the dimension, solve; returns W (r x k) in Z-coordinates.
+
+        Class graphs with plain scatters skip the r x r scatters and their dense generalised
+        eigenproblem (:func:`solve_class_graph_span`, O(N r C) instead of O(r^3)); the dense
+        solve remains the fallback and the path for every other graph.
+        """
+        opts = self._solver_options()
+        variance = fit_params.get("sample_variance")
+        if (
+            opts["solver"] == "regularized"
+            and is_class_graph(graph)
+            and (variance is None or not np.any(variance))
+            and set(fit_params) <= {"basis", "sample_variance"}  # else a subclass's own terms
+        ):
+            n_components = self._check_n_components(builder, Z, graph, None)
+            s = np.einsum("ij,ij->j", Z, Z)  # Z^T Z is diagonal for the spans of data_span
+            out = solve_class_graph_span(
+                Z, s, graph, n_components, reg=opts["reg"], tol=opts["tol"]
+            )
+            if out is not None:
+                return self._set_solution(*out, graph)
         S_int, S_pen = self._scatters(Z, graph, **fit_params)
         n_components = self._check_n_components(builder, Z, graph, S_pen)
         largest = graph.meta.get("largest", builder.largest)
-        self.eigenvalues_, W = solve_graph_embedding(
-            S_int, S_pen, n_components, largest=largest, **self._solver_options()
-        )
+        lam, W = solve_graph_embedding(S_int, S_pen, n_components, largest=largest, **opts)
+        return self._set_solution(lam, W, graph)
+
+    def _set_solution(self, lam, W, graph):
+        self.eigenvalues_ = lam
         self.n_components_ = W.shape[1]
         self.graph_meta_ = dict(graph.meta)
         return W
@@ -434,11 +690,17 @@ class KernelGraphEmbedding(_GEBase):
         No paper of this project fixes a default (paper 004 sets gamma from the mean squared
         distance, paper 001 gamma = 0.5). The value used is ``gamma_``.
     degree, coef0 : polynomial kernel parameters, scikit-learn's conventions.
+    path : "auto" (default), "lowrank" or "full". Class graphs (LDA) can be solved with one
+        Cholesky of the regularised centred kernel and a small Ritz problem
+        (:func:`solve_class_graph_kernel`, AKDA's cost) instead of the eigendecomposition of the
+        kernel. "auto" does so when both give the same problem (the centred kernel keeps all
+        N - 1 directions at ``tol``); "lowrank" asks for it (error for graphs without class
+        structure, warning and full path when the kernel is ill-conditioned); "full" never.
 
     Attributes
     ----------
     dual_coef_ (N, n_components), X_fit_ (None for a precomputed kernel), kernel_centering_,
-    eigenvalues_, n_components_, classes_, graph_meta_.
+    eigenvalues_, n_components_, classes_, graph_meta_, solver_path_ ("lowrank" or "full").
     """
 
     def __init__(
@@ -458,6 +720,7 @@ class KernelGraphEmbedding(_GEBase):
         reg=DEFAULT_KERNEL_REG,
         solver="regularized",
         tol=DEFAULT_KERNEL_TOL,
+        path="auto",
     ):
         self.graph = graph
         self.n_components = n_components
@@ -473,6 +736,7 @@ class KernelGraphEmbedding(_GEBase):
         self.reg = reg
         self.solver = solver
         self.tol = tol
+        self.path = path
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -501,10 +765,14 @@ class KernelGraphEmbedding(_GEBase):
         sq_dist = kernel_sq_distances(Kc) if builder.needs_distances else None  # centring-free
         graph = builder(y_enc, sq_distances=sq_dist, n_samples=Kc.shape[0])
         del sq_dist
-        U, root = kernel_feature_map(Kc, self._solver_options()["tol"], self._leading_only())
-        del Kc
-        W = self._embed(U * root, graph, builder)
-        self.dual_coef_ = np.ascontiguousarray(flip_signs(U @ (W / root[:, None])))
+        alpha = self._solve_lowrank(Kc, graph, builder)
+        if alpha is None:
+            U, root = kernel_feature_map(Kc, self._solver_options()["tol"], self._leading_only())
+            del Kc
+            W = self._embed(U * root, graph, builder)
+            alpha = U @ (W / root[:, None])
+            self.solver_path_ = "full"
+        self.dual_coef_ = np.ascontiguousarray(flip_signs(alpha))
         if self.kernel == "precomputed":
             self.X_fit_ = None  # transform receives k(X_new, X_train) itself
         else:  # own the training set: later edits of the caller's array must not change us
@@ -518,6 +786,42 @@ class KernelGraphEmbedding(_GEBase):
         Kt = self._test_kernel(X)
         Kt = center_kernel_test(Kt, self.kernel_centering_, copy=Kt is X)
         return Kt @ self.dual_coef_
+
+    def _solve_lowrank(self, Kc, graph, builder):
+        """Dual coefficients from the low-rank path (:func:`solve_class_graph_kernel`), or None
+        when the full path is to be used (``path="full"``, not a class graph, "range" solver,
+        or "auto" and the low-rank path does not apply). Leaves ``Kc`` intact."""
+        path = getattr(self, "path", "auto")
+        opts = self._solver_options()
+        applies = opts["solver"] == "regularized" and is_class_graph(graph)
+        if path == "full" or (path == "auto" and not applies):
+            return None
+        if not applies:
+            raise ValueError(
+                f"path='lowrank' needs a class graph (intrinsic: centring within classes, "
+                f"penalty: global centring) and solver='regularized'; got graph "
+                f"{graph.meta.get('name')!r} and solver={opts['solver']!r}. Use path='auto' or "
+                "'full'."
+            )
+        n = Kc.shape[0]
+        # shape only: the low-rank path applies when the kernel's span has dimension N - 1
+        span = np.broadcast_to(np.empty((), Kc.dtype), (n, n - 1))
+        n_components = self._check_n_components(builder, span, graph, None)
+        lam, alpha, why = solve_class_graph_kernel(
+            Kc, graph, n_components, reg=opts["reg"], tol=opts["tol"]
+        )
+        if alpha is None:
+            if path == "lowrank":
+                warnings.warn(
+                    f"{self._label()}: the low-rank path does not apply ({why}); solved with "
+                    "the full eigendecomposition instead.",
+                    RuntimeWarning,
+                    stacklevel=3,
+                )
+            return None
+        self._set_solution(lam, alpha, graph)
+        self.solver_path_ = "lowrank"
+        return alpha
 
     def _leading_only(self):
         """How many leading eigenpairs of the centred kernel the solution needs (None: all).
@@ -685,7 +989,10 @@ class KPCA_GE(KernelGraphEmbedding):
 
 
 class KDA_GE(KernelGraphEmbedding):
-    """Kernel discriminant analysis (LDA graphs in feature space); at most C-1 directions."""
+    """Kernel discriminant analysis (LDA graphs in feature space); at most C-1 directions.
+
+    ``path="auto"`` solves it with one Cholesky when the kernel is well conditioned (see
+    :class:`KernelGraphEmbedding`)."""
 
     def __init__(
         self,
@@ -698,6 +1005,7 @@ class KDA_GE(KernelGraphEmbedding):
         reg=DEFAULT_KERNEL_REG,
         solver="regularized",
         tol=DEFAULT_KERNEL_TOL,
+        path="auto",
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -707,6 +1015,7 @@ class KDA_GE(KernelGraphEmbedding):
         self.reg = reg
         self.solver = solver
         self.tol = tol
+        self.path = path
 
     def _graph_builder(self):
         return make_graph("lda")

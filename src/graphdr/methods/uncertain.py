@@ -353,7 +353,7 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
 
     Parameters
     ----------
-    graph, n_components, k1, k2, mfa_variant, n_neighbors, heat_t, reg, solver, tol :
+    graph, n_components, k1, k2, mfa_variant, n_neighbors, heat_t, reg, solver, tol, path :
         as :class:`~graphdr.methods.graph_embedding.KernelGraphEmbedding`. MFA/LPP neighbours
         are defined by the feature-space distances of the expected kernel,
         ``K_ii + K_jj - 2 K_ij`` (see docs/ngeu.md).
@@ -398,6 +398,7 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
         reg=DEFAULT_KERNEL_REG,
         solver="regularized",
         tol=DEFAULT_KERNEL_TOL,
+        path="auto",
     ):
         self.graph = graph
         self.n_components = n_components
@@ -417,6 +418,7 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
         self.reg = reg
         self.solver = solver
         self.tol = tol
+        self.path = path
 
     def fit(self, X, y=None, sample_variance=None):
         """Fit on X (N x D), labels y and per-sample variances (``sigma^2``: (N,) or (N, D);
@@ -501,7 +503,10 @@ class KPCA_NGEU(NGEU):
 
 
 class KDA_NGEU(NGEU):
-    """Kernel discriminant analysis on distributions (LDA graphs); at most C-1 directions."""
+    """Kernel discriminant analysis on distributions (LDA graphs); at most C-1 directions.
+
+    ``path="auto"`` solves it with one Cholesky of the expected kernel when it is well
+    conditioned (uncertainty makes it so: see docs/estimators.md, *Class graphs*)."""
 
     def __init__(
         self,
@@ -518,6 +523,7 @@ class KDA_NGEU(NGEU):
         reg=DEFAULT_KERNEL_REG,
         solver="regularized",
         tol=DEFAULT_KERNEL_TOL,
+        path="auto",
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -531,6 +537,7 @@ class KDA_NGEU(NGEU):
         self.reg = reg
         self.solver = solver
         self.tol = tol
+        self.path = path
 
     def _graph_builder(self):
         return make_graph("lda")

@@ -1,0 +1,142 @@
+"""Class-graph solvers: the span Ritz step and the low-rank (Cholesky) kernel path give the
+subspace, the eigenvalues and the scaling of the dense default solver."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+from sklearn.metrics.pairwise import rbf_kernel
+
+from graphdr.graphs import lda_graph
+from graphdr.kernels import center_kernel_train
+from graphdr.methods import KDA_GE, KMFA_GE, LDA_GE
+from graphdr.methods.graph_embedding import (
+    DEFAULT_KERNEL_REG,
+    DEFAULT_KERNEL_TOL,
+    KernelGraphEmbedding,
+    class_directions,
+    kernel_feature_map,
+    solve_class_graph_kernel,
+    solve_graph_embedding,
+)
+from graphdr.methods.uncertain import KDA_NGEU
+
+
+def _blobs(n=300, d=20, c=5, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % c
+    return rng.standard_normal((c, d))[y] * 0.7 + rng.standard_normal((n, d)), y
+
+
+def _dense_reference(Kc, y, k):
+    """The default solver on the dense scatters of the exact feature map (independent route:
+    explicit ``Z^T L Z`` and ``Z^T H Z``, LAPACK's generalised eigensolver)."""
+    U, root = kernel_feature_map(Kc.copy(), DEFAULT_KERNEL_TOL)
+    Z = U * root
+    g = lda_graph(y)
+    lam, W = solve_graph_embedding(
+        g.intrinsic.quadratic(Z),
+        g.penalty.quadratic(Z),
+        k,
+        reg=DEFAULT_KERNEL_REG,
+        tol=DEFAULT_KERNEL_TOL,
+    )
+    return lam, U @ (W / root[:, None])
+
+
+@pytest.mark.parametrize("gamma", [0.02, 0.05, 0.2])
+def test_lowrank_kernel_path_equals_dense_default(gamma):
+    X, y = _blobs()
+    Kc, _ = center_kernel_train(rbf_kernel(X, gamma=gamma))
+    lam_ref, A_ref = _dense_reference(Kc, y, 4)
+    lam, A, why = solve_class_graph_kernel(Kc, lda_graph(y), 4)
+    assert why == "lowrank"
+    assert np.max(scipy.linalg.subspace_angles(A, A_ref)) < 1e-6
+    np.testing.assert_allclose(lam, lam_ref, rtol=1e-8)
+    # column by column (distinct eigenvalues), same scaling w^T S_t w = ||Kc a||^2 = 1
+    for j in range(4):
+        cos = abs(A[:, j] @ Kc @ Kc @ A_ref[:, j])
+        assert cos == pytest.approx(1.0, abs=1e-8)
+    np.testing.assert_allclose(np.linalg.norm(Kc @ A, axis=0), 1.0, rtol=1e-8)
+
+
+@pytest.mark.parametrize("make", [KDA_GE, KDA_NGEU])
+def test_estimators_auto_path_equals_full_path(make):
+    X, y = _blobs(seed=1)
+    low = make(gamma=0.05).fit(X, y)
+    full = make(gamma=0.05, path="full").fit(X, y)
+    assert (low.solver_path_, full.solver_path_) == ("lowrank", "full")
+    assert np.max(scipy.linalg.subspace_angles(low.dual_coef_, full.dual_coef_)) < 1e-6
+    np.testing.assert_allclose(low.eigenvalues_, full.eigenvalues_, rtol=1e-8)
+    Xt = X[:40] + 0.1
+    np.testing.assert_allclose(low.transform(Xt), full.transform(Xt), atol=1e-6)
+
+
+def test_full_path_span_ritz_equals_dense_reference():
+    X, y = _blobs(seed=2)
+    Kc, _ = center_kernel_train(rbf_kernel(X, gamma=0.05))
+    _, A_ref = _dense_reference(Kc, y, 4)
+    est = KDA_GE(kernel="precomputed", path="full").fit(rbf_kernel(X, gamma=0.05), y)
+    angles = scipy.linalg.subspace_angles(est.dual_coef_, A_ref)
+    assert np.max(angles) < 1e-6
+
+
+def test_linear_kernel_with_d_less_than_n_falls_back_to_full():
+    """A rank-deficient kernel: the full path solves on its D-dimensional span, the low-rank
+    path does not apply ("auto" falls back; "lowrank" warns and falls back)."""
+    X, y = _blobs(d=10)
+    auto = KDA_GE(kernel="linear").fit(X, y)
+    assert auto.solver_path_ == "full"
+    with pytest.warns(RuntimeWarning, match="ill-conditioned"):
+        forced = KDA_GE(kernel="linear", path="lowrank").fit(X, y)
+    assert forced.solver_path_ == "full"
+    np.testing.assert_array_equal(forced.dual_coef_, auto.dual_coef_)
+
+
+def test_lowrank_rejects_graphs_without_class_structure_and_bad_path():
+    X, y = _blobs(n=120)
+    with pytest.raises(ValueError, match="class graph"):
+        KMFA_GE(path="lowrank").fit(X, y) if "path" in KMFA_GE().get_params() else (
+            KernelGraphEmbedding(graph="mfa", path="lowrank").fit(X, y)
+        )
+    with pytest.raises(ValueError, match="class graph"):
+        KDA_GE(solver="range", path="lowrank").fit(X, y)
+    with pytest.raises(ValueError, match="path must be one of"):
+        KDA_GE(path="cholesky").fit(X, y)
+    assert KernelGraphEmbedding(graph="mfa").fit(X, y).solver_path_ == "full"
+
+
+def test_lda_ge_span_path_matches_dense_solver():
+    """LDA_GE (tall and wide data) against the dense generalised eigenproblem."""
+    for n, d in ((300, 20), (40, 60)):
+        X, y = _blobs(n=n, d=d)
+        est = LDA_GE().fit(X, y)
+        Xc = X - X.mean(axis=0)
+        g = lda_graph(y)
+        lam, W = solve_graph_embedding(g.intrinsic.quadratic(Xc), g.penalty.quadratic(Xc), 4)
+        assert np.max(scipy.linalg.subspace_angles(est.components_.T, W)) < 1e-6
+        if n > d:  # D < N: the same space (wide data: null-space ratios depend on eps ~ 1/r)
+            np.testing.assert_allclose(est.eigenvalues_, lam, rtol=1e-6)
+
+
+def test_class_directions_are_orthonormal_centred_and_class_constant():
+    y = np.array([0, 0, 1, 2, 2, 2, 1, 0, 2])
+    T = class_directions(lda_graph(y).intrinsic)
+    assert T.shape == (9, 2)
+    np.testing.assert_allclose(T.T @ T, np.eye(2), atol=1e-14)
+    np.testing.assert_allclose(T.sum(axis=0), 0.0, atol=1e-14)
+    for c in range(3):
+        assert np.ptp(T[y == c], axis=0).max() < 1e-15
+
+
+def test_flat_spectrum_expected_kernel_stays_on_the_lowrank_path():
+    """An expected kernel of many classes has a flat spectrum: the powers (Kc + eps I)^-k Theta
+    are nearly collinear, and the Krylov basis must still resolve them (regression: the raw
+    powers failed the residual check and fell back to the full path)."""
+    rng = np.random.default_rng(0)
+    y = np.arange(600) % 20
+    X = (rng.standard_normal((20, 256)) * 0.5)[y] + rng.standard_normal((600, 256))
+    low = KDA_NGEU(gamma=1 / 256).fit(X, y)
+    full = KDA_NGEU(gamma=1 / 256, path="full").fit(X, y)
+    assert low.solver_path_ == "lowrank"
+    assert np.max(scipy.linalg.subspace_angles(low.dual_coef_, full.dual_coef_)) < 1e-6
+    np.testing.assert_allclose(low.eigenvalues_, full.eigenvalues_, rtol=1e-8)
