@@ -31,6 +31,7 @@ include: "workflow/rules/common_akda.smk"
 include: "workflow/rules/paper_akda.smk"
 include: "workflow/rules/common_qmi.smk"
 include: "workflow/rules/paper_qmi.smk"
+include: "workflow/rules/common_claims.smk"
 include: "workflow/rules/claims.smk"
 
 

@@ -4,9 +4,6 @@
 # (plus <paper>_results_timing.csv, its measured rows, when `timing: true`). Verdicts of
 # rate claims quote measured times, so verdict files and the scorecard change run to run.
 
-LEDGER = config.get("ledger", {})
-LEDGER_PAPERS = [p for p in LEDGER.get("papers", {}) if p in config.get("papers", {})]
-
 
 rule judge_claims:
     """Every claim of one paper judged by the ledger's rules on the paper's results frame."""
@@ -67,13 +64,3 @@ rule build_scorecard:
         titles={p: LEDGER["papers"][p]["title"] for p in LEDGER_PAPERS},
     script:
         "../scripts/build_scorecard.py"
-
-
-def ledger_outputs():
-    """The verdicts of every paper in the ledger, and the scorecard (default target)."""
-    if not LEDGER_PAPERS:
-        return []
-    return [
-        *expand(rules.judge_claims.output, paper=LEDGER_PAPERS),
-        *rules.build_scorecard.output,
-    ]
