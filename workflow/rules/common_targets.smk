@@ -3,8 +3,14 @@
 
 
 def every_output():
-    """The default target: every table and figure the config asks for."""
-    return paper_outputs() + optimizer_study_outputs() + registered_paper_outputs()
+    """The default target: every table and figure the config asks for, and the verdicts of
+    the claims ledger."""
+    return (
+        paper_outputs()
+        + optimizer_study_outputs()
+        + registered_paper_outputs()
+        + ledger_outputs()
+    )
 
 
 def outputs_of(paper):

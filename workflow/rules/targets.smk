@@ -11,7 +11,7 @@ PAPERS = sorted(
     {
         os.path.relpath(f, ROOTS["figures"]).split(os.sep)[0]
         for f in every_output()
-        if f.startswith(figures(""))
+        if f.startswith(figures("")) and os.sep in os.path.relpath(f, ROOTS["figures"])
     }
 )
 
