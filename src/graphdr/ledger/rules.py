@@ -341,6 +341,30 @@ def gain_fraction(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
 # ---- per-dataset counts -------------------------------------------------------------------------
 
 
+def _per_dataset(claim: Claim, data: pd.DataFrame, judge_one) -> Judgement:
+    """Count the datasets on which ``judge_one(dataset, part, means)`` says the claim holds;
+    it returns (outcome or None when the subject has no result there, evidence text)."""
+    methods = _group(claim, data)
+    outcomes, parts = [], []
+    for d, part in data[data["method"].isin(methods)].groupby("dataset", sort=False):
+        means = part.groupby("method")["value"].mean().reindex(methods).dropna()
+        outcome, text = judge_one(d, part, means, methods)
+        parts.append(text)
+        if outcome is not None:
+            outcomes.append(outcome)
+    if not outcomes:
+        raise MissingResults(
+            f"claim {claim.paper}:{claim.claim}: no dataset has results of {list(claim.subject)}."
+        )
+    hits = outcomes.count("yes")
+    return Judgement(
+        combine(outcomes),
+        f"{hits}/{len(outcomes)} datasets; " + "; ".join(parts),
+        ours=float(hits),
+        n=len(outcomes),
+    )
+
+
 @rule("extreme")
 def extreme(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     """On each dataset the subject is the best of its group (fewest iterations, lowest
@@ -348,62 +372,34 @@ def extreme(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     over the dataset's splits. All datasets -> reproduced; some -> partly; a dataset where the
     subject only ties -> tie."""
     sign = 1.0 if claim.higher_is_better else -1.0
-    methods = _group(claim, data)
-    subject = methods[0]
-    outcomes, parts = [], []
-    for d, part in data[data["method"].isin(methods)].groupby("dataset", sort=False):
-        means = part.groupby("method")["value"].mean()
+    subject = claim.subject[0]
+
+    def one(d, part, means, methods):
         if subject not in means.index:
-            parts.append(f"{d}: no result of {subject}")
-            continue
+            return None, f"{d}: no result of {subject}"
         win = _winners(part, methods, sign, alpha, claim.tolerance or 0.0)
         outcome = ("yes" if len(win) == 1 else "tie") if subject in win else "no"
-        outcomes.append(outcome)
         ranking = sorted(means.index, key=lambda m: -sign * means[m])
-        parts.append(
-            f"{d}: "
-            + " | ".join(f"{m} {_fmt(means[m])}" for m in ranking)
-            + ("" if len(win) == 1 else f" (tied: {', '.join(win)})")
-        )
-    if not outcomes:
-        raise MissingResults(
-            f"claim {claim.paper}:{claim.claim}: no dataset has results of {list(claim.subject)}."
-        )
-    hits = outcomes.count("yes")
-    return Judgement(
-        combine(outcomes),
-        f"{hits}/{len(outcomes)} datasets; " + "; ".join(parts),
-        ours=float(hits),
-        n=len(outcomes),
-    )
+        tied = "" if len(win) == 1 else f" (tied: {', '.join(win)})"
+        return outcome, f"{d}: " + " | ".join(f"{m} {_fmt(means[m])}" for m in ranking) + tied
+
+    return _per_dataset(claim, data, one)
 
 
 @rule("top_set")
 def top_set(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     """On each dataset the subject methods (several) hold the top places of their group."""
     sign = 1.0 if claim.higher_is_better else -1.0
-    methods = _group(claim, data)
-    k = len(claim.subject)
-    outcomes, parts = [], []
-    for d, part in data[data["method"].isin(methods)].groupby("dataset", sort=False):
-        means = part.groupby("method")["value"].mean().reindex(methods).dropna()
-        if not set(claim.subject) <= set(means.index):
-            parts.append(f"{d}: no result of {sorted(set(claim.subject) - set(means.index))}")
-            continue
+    subjects = set(claim.subject)
+
+    def one(d, part, means, methods):
+        if not subjects <= set(means.index):
+            return None, f"{d}: no result of {sorted(subjects - set(means.index))}"
         ranking = sorted(means.index, key=lambda m: -sign * means[m])
-        outcomes.append("yes" if set(ranking[:k]) == set(claim.subject) else "no")
-        parts.append(f"{d}: " + " > ".join(f"{m} {_fmt(means[m])}" for m in ranking))
-    if not outcomes:
-        raise MissingResults(
-            f"claim {claim.paper}:{claim.claim}: no dataset has results of {list(claim.subject)}."
-        )
-    hits = outcomes.count("yes")
-    return Judgement(
-        combine(outcomes),
-        f"{hits}/{len(outcomes)} datasets; " + "; ".join(parts),
-        ours=float(hits),
-        n=len(outcomes),
-    )
+        outcome = "yes" if set(ranking[: len(subjects)]) == subjects else "no"
+        return outcome, f"{d}: " + " > ".join(f"{m} {_fmt(means[m])}" for m in ranking)
+
+    return _per_dataset(claim, data, one)
 
 
 # ---- numbers and rates --------------------------------------------------------------------------
