@@ -19,6 +19,7 @@ from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.svm import LinearSVC
 
 from graphdr.methods import AKDA
+from graphdr.pipeline.claims import write_results
 from graphdr.pipeline.papers import akda, akda_report
 
 
@@ -220,11 +221,11 @@ def test_results_frame_units_groups_and_speedups(tmp_path):
     toy_rows = frame[frame["study"] == "toy_timing"]
     assert toy_rows.loc[toy_rows["metric"] == "train_speedup", "value"].tolist() == [10.0]
     # deterministic bytes
-    akda_report.write_results(frame, tmp_path / "r1.csv", tmp_path / "t1.csv")
+    write_results(frame, tmp_path / "r1.csv", tmp_path / "t1.csv")
     again = akda_report.results_frame(
         dict(reversed(list(runs.items()))), toy_timing=toy, toy_dataset="t"
     )
-    akda_report.write_results(again, tmp_path / "r2.csv", tmp_path / "t2.csv")
+    write_results(again, tmp_path / "r2.csv", tmp_path / "t2.csv")
     assert (tmp_path / "r1.csv").read_bytes() == (tmp_path / "r2.csv").read_bytes()
     # measured rows live in the timing file only (its bytes change run to run)
     assert "train_seconds" not in (tmp_path / "r1.csv").read_text()

@@ -11,6 +11,7 @@ import pytest
 
 from graphdr import ledger
 from graphdr.pipeline import io
+from graphdr.pipeline.claims import write_results
 from graphdr.pipeline.papers import dee_compare_report, dee_results
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -152,8 +153,8 @@ def test_visualisation_rows_and_written_bytes(tmp_path):
     assert sorted(frame["metric"].unique()) == ["loo_1nn", "within_between"]
     assert len(frame) == 4 and set(frame["study"]) == {"visualisation"}
     first, second = tmp_path / "a.csv", tmp_path / "b.csv"
-    dee_results.write_results(frame, first)
-    dee_results.write_results(dee_results.results_frame(embedding_runs=paths[::-1]), second)
+    write_results(frame, first)
+    write_results(dee_results.results_frame(embedding_runs=paths[::-1]), second)
     assert first.read_bytes() == second.read_bytes()  # sorted rows, fixed float format
 
 
@@ -208,7 +209,7 @@ def full_shape_frame(tmp_path_factory):
     files = {}
     for timing in (False, True):
         path = root / f"results{'_timing' if timing else ''}.csv"
-        dee_results.write_results(dee_results.results_frame(**kwargs, timing=timing), path)
+        write_results(dee_results.results_frame(**kwargs, timing=timing), path)
         files["timing" if timing else "results"] = path
     return files
 

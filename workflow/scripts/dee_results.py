@@ -13,6 +13,7 @@ import _bootstrap  # noqa: E402
 _bootstrap.start(globals())  # thread counts before numpy loads; this checkout's src/ first
 
 from graphdr.pipeline import runtime  # noqa: E402
+from graphdr.pipeline.claims import write_results  # noqa: E402
 from graphdr.pipeline.papers import dee_results  # noqa: E402
 
 if "snakemake" not in globals():
@@ -27,4 +28,4 @@ with runtime.job(snakemake):
         "embedding_runs": [tuple(r) for r in p.embedding_runs],
     }
     for timing, output in ((False, snakemake.output.results), (True, snakemake.output.timing)):
-        dee_results.write_results(dee_results.results_frame(**runs, timing=timing), output)
+        write_results(dee_results.results_frame(**runs, timing=timing), output)

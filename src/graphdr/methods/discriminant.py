@@ -212,18 +212,26 @@ def order_degenerate_eigenspaces(
     norms = np.linalg.norm(candidates, axis=0)
     candidates = candidates[:, norms > 0] / norms[norms > 0]
     atol = rtol * (np.abs(w).max() if w.size else 0.0)
+    for start, stop in eigenvalue_clusters(w, atol):
+        Uc = U[:, start:stop]
+        Q = gram_schmidt_columns(Uc @ (Uc.T @ candidates), stop - start, tol=1e-6)
+        if Q is not None:
+            V[:, start:stop] = Q
+    return V
+
+
+def eigenvalue_clusters(w: np.ndarray, atol: float):
+    """Yield ``(start, stop)`` of every run of two or more sorted eigenvalues ``w`` within
+    ``atol`` of the run's first value: the degenerate eigenspaces whose LAPACK basis is
+    arbitrary."""
     start = 0
     while start < w.size:
         stop = start + 1
         while stop < w.size and abs(w[stop] - w[start]) <= atol:
             stop += 1
         if stop - start > 1:
-            Uc = U[:, start:stop]
-            Q = gram_schmidt_columns(Uc @ (Uc.T @ candidates), stop - start, tol=1e-6)
-            if Q is not None:
-                V[:, start:stop] = Q
+            yield start, stop
         start = stop
-    return V
 
 
 def binary_core_vector(counts: np.ndarray) -> np.ndarray:

@@ -37,6 +37,7 @@ from graphdr.methods.discriminant import (
     class_mean_kernels,
     core_targets,
     denominator_kernel_scatter,
+    eigenvalue_clusters,
     gram_schmidt_columns,
     order_degenerate_eigenspaces,
     solve_kernel_gep,
@@ -224,17 +225,11 @@ def canonical_eigenbasis(w: np.ndarray, U: np.ndarray, atol: float = 1e-9) -> np
     Gram-Schmidt basis of the cluster's projector ``U_c U_c^T``: deterministic whatever basis
     LAPACK returned for a degenerate eigenspace."""
     V = U.copy()
-    start = 0
-    while start < w.size:
-        stop = start + 1
-        while stop < w.size and abs(w[stop] - w[start]) <= atol:
-            stop += 1
-        if stop - start > 1:
-            Uc = U[:, start:stop]
-            Q = gram_schmidt_columns(Uc @ Uc.T, stop - start)
-            if Q is not None:
-                V[:, start:stop] = Q
-        start = stop
+    for start, stop in eigenvalue_clusters(w, atol):
+        Uc = U[:, start:stop]
+        Q = gram_schmidt_columns(Uc @ Uc.T, stop - start)
+        if Q is not None:
+            V[:, start:stop] = Q
     return V
 
 

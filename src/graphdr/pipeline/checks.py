@@ -201,6 +201,15 @@ class _Problems(list):
             self.unknown(f"{where}.{key}", key, allowed, what)
 
 
+DATASET = "a dataset (a key of datasets:)"
+
+
+def _known_datasets(p: _Problems, where: str, spec: Mapping, config: Mapping) -> list:
+    """Check ``spec["datasets"]`` (dataset names) against the config's ``datasets:``; returns
+    the known ones."""
+    return p.names(f"{where}.datasets", spec.get("datasets"), config.get("datasets", {}), DATASET)
+
+
 # ---- estimators -----------------------------------------------------------------------------
 
 
@@ -360,24 +369,18 @@ def _check_stratified(p: _Problems, where: str, split: Mapping, sizes: dict | No
 
 
 def _check_experiments(p: _Problems, config: Mapping, index: SourceIndex, sizes: dict) -> None:
-    datasets = list(config.get("datasets", {}))
     for name, exp in config.get("experiments", {}).items():
         where = f"experiments.{name}"
-        for d in p.names(
-            f"{where}.datasets", exp.get("datasets"), datasets, "a dataset (a key of datasets:)"
-        ):
+        for d in _known_datasets(p, where, exp, config):
             _check_stratified(p, f"{where}.split", exp.get("split", {}), sizes.get(d))
         for method, spec in exp.get("methods", {}).items():
             _check_estimator(p, f"{where}.methods.{method}", spec, index)
 
 
 def _check_studies(p: _Problems, config: Mapping, index: SourceIndex) -> None:
-    datasets = list(config.get("datasets", {}))
     for name, study in config.get("optimizer_studies", {}).items():
         where = f"optimizer_studies.{name}"
-        p.names(
-            f"{where}.datasets", study.get("datasets"), datasets, "a dataset (a key of datasets:)"
-        )
+        _known_datasets(p, where, study, config)
         params = index.parameters(study.get("estimator", ""))
         if study.get("estimator") in index.classes and params is not None:
             if "optimizer" not in params:  # then its params were meant for another class
@@ -395,9 +398,7 @@ def _check_ngeu(p: _Problems, config: Mapping, ngeu: Mapping, index, sizes: dict
     tasks = ngeu.get("tasks", {})
     for task, spec in tasks.items():
         path = f"{where}.tasks.{task}"
-        if p.unknown(
-            f"{path}.dataset", spec.get("dataset"), datasets, "a dataset (a key of datasets:)"
-        ):
+        if p.unknown(f"{path}.dataset", spec.get("dataset"), datasets, DATASET):
             _check_ngeu_split(p, f"{path}.split", spec.get("split", {}), sizes.get(spec["dataset"]))
     methods = ngeu.get("methods", {})
     for method, spec in methods.items():
@@ -432,15 +433,10 @@ def _check_ngeu(p: _Problems, config: Mapping, ngeu: Mapping, index, sizes: dict
 
 def _check_akda(p: _Problems, config: Mapping, akda: Mapping) -> None:
     where = "papers.akda"
-    datasets = p.names(
-        f"{where}.datasets",
-        akda.get("datasets"),
-        config.get("datasets", {}),
-        "a dataset (a key of datasets:)",
-    )
+    _known_datasets(p, where, akda, config)
     # keys may name datasets the section does not run (an overlay such as config/quick.yaml
     # narrows `datasets` and keeps the full protocol's skips): any config dataset will do
-    datasets, known = list(config.get("datasets", {})), "a dataset (a key of datasets:)"
+    datasets, known = list(config.get("datasets", {})), DATASET
     conditions = list(akda.get("conditions", {}))
     for d, conds in akda.get("dataset_conditions", {}).items():
         if p.unknown(f"{where}.dataset_conditions.{d}", d, datasets, known):
@@ -474,12 +470,7 @@ def _check_dee(p: _Problems, config: Mapping, dee: Mapping, index, sizes: dict) 
     for part in ("recognition", "visualisation"):
         section = dee.get(part) or {}
         where = f"papers.dee.{part}"
-        datasets = p.names(
-            f"{where}.datasets",
-            section.get("datasets"),
-            all_datasets,
-            "a dataset (a key of datasets:)",
-        )
+        datasets = _known_datasets(p, where, section, config)
         for method, spec in section.get("methods", {}).items():
             _check_estimator(p, f"{where}.methods.{method}", spec, index, param_keys=("params",))
         if part != "recognition":
@@ -489,9 +480,7 @@ def _check_dee(p: _Problems, config: Mapping, dee: Mapping, index, sizes: dict) 
             if d not in protocol:
                 p.append(f"{where}.protocol: no entry for dataset {d!r} of {where}.datasets.")
         for d, spec in protocol.items():
-            if not p.unknown(
-                f"{where}.protocol.{d}", d, all_datasets, "a dataset (a key of datasets:)"
-            ):
+            if not p.unknown(f"{where}.protocol.{d}", d, all_datasets, DATASET):
                 continue
             found = sizes.get(d) or {}
             if found.get("min_class") is not None and isinstance(spec.get("train_per_class"), int):
@@ -510,17 +499,12 @@ def _check_qmi(p: _Problems, config: Mapping, qmi: Mapping) -> None:
     datasets = list(config.get("datasets", {}))
     for study, spec in qmi.get("studies", {}).items():
         where = f"papers.qmi.studies.{study}"
-        p.names(
-            f"{where}.datasets", spec.get("datasets"), datasets, "a dataset (a key of datasets:)"
-        )
+        _known_datasets(p, where, spec, config)
         _check_file(p, f"{where}.sizes_reference", spec.get("sizes_reference"))
     visual = qmi.get("visualisations", {})
     where = "papers.qmi.visualisations"
-    shown = p.names(
-        f"{where}.datasets", visual.get("datasets"), datasets, "a dataset (a key of datasets:)"
-    )
-    p.keys(f"{where}.protocol", visual.get("protocol"), datasets, "a dataset (a key of datasets:)")
-    del shown
+    _known_datasets(p, where, visual, config)
+    p.keys(f"{where}.protocol", visual.get("protocol"), datasets, DATASET)
     studies = list(qmi.get("studies", {}))
     for study, spec in qmi.get("studies", {}).items():
         if spec.get("sensitivity_of") is not None:

@@ -17,9 +17,10 @@ import pandas as pd
 
 from graphdr import ledger, reporting
 from graphdr.pipeline import io
+from graphdr.pipeline.claims import write_results
 from graphdr.pipeline.papers.akda import METHODS
 
-__all__ = ["GROUPS", "akda_tables", "results_frame", "write_results"]
+__all__ = ["GROUPS", "akda_tables", "results_frame"]
 
 
 def _read(path):
@@ -362,12 +363,3 @@ def _toy_rows(timing: Mapping, dataset: str, variant: str) -> list[dict]:
             | {"value": timing["kda_seconds"] / timing["akda_seconds"]}
         )
     return [r | {"reference": r.get("reference", "")} for r in rows]
-
-
-def write_results(frame: pd.DataFrame, path: str | os.PathLike, timing_path=None) -> None:
-    """The results frame as CSV with fixed float formatting: deterministic rows to ``path``,
-    the measured ``timing`` / ``toy_timing`` studies to ``timing_path``
-    (:func:`graphdr.pipeline.claims.write_results`)."""
-    from graphdr.pipeline.claims import write_results as write
-
-    write(frame, path, timing_path)

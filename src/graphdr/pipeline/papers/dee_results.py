@@ -51,7 +51,6 @@ __all__ = [
     "recognition_rows",
     "results_frame",
     "visualisation_rows",
-    "write_results",
 ]
 
 PAPER = "dee"
@@ -60,8 +59,6 @@ EQUAL_ACCURACY = 1e-3
 _EA = "1e-3"  # its name in the metrics (iterations_to_1e-3, ...)
 #: metrics of the optimiser study that hold measured seconds (the timing frame)
 TIMING_METRICS = ("seconds", "seconds_per_iteration", f"seconds_to_{_EA}")
-#: the float format of the written frames (fixed: deterministic bytes)
-FLOAT_FORMAT = "%.10g"
 
 
 def _row(study, variant, dataset, method, metric, value, *, split="0", dimension="", clf=""):
@@ -284,8 +281,3 @@ def results_frame(
     if not parts:
         return pd.DataFrame(columns=list(RESULT_COLUMNS))
     return _sorted(pd.concat(parts, ignore_index=True))
-
-
-def write_results(frame: pd.DataFrame, output: str | os.PathLike) -> None:
-    """The frame as CSV with a fixed float format (byte-identical for the same values)."""
-    io.write_text(frame.to_csv(index=False, lineterminator="\n", float_format=FLOAT_FORMAT), output)
