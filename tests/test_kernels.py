@@ -405,3 +405,47 @@ def test_precomputed_and_centring_shape_errors(data):
     _, stats = center_kernel_train(rbf_kernel(X))
     with pytest.raises(ValueError, match="Kt has 11 columns but the training kernel had 37"):
         center_kernel_test(rbf_kernel(Y), stats)
+
+
+def _health_reference(K, rows):
+    """The neighbour similarity of :func:`graphdr.kernels.kernel_health`, written directly from
+    its definition (median over the sampled rows of max_{j != i} K_ij / sqrt(|K_ii K_jj|))."""
+    d = np.diagonal(K)
+    best = []
+    for i in rows:
+        if not d[i] > 0:
+            continue
+        vals = [
+            K[i, j] / np.sqrt(abs(d[i] * d[j]))
+            for j in range(K.shape[0])
+            if j != i and d[j] != 0 and np.isfinite(K[i, j])
+        ]
+        if vals:
+            best.append(max(vals))
+    return float(np.median(best)) if best else 1.0
+
+
+@pytest.mark.parametrize("case", ["rbf", "zero_diagonal", "negative_diagonal", "large"])
+def test_kernel_health_similarity_matches_its_definition(case):
+    from graphdr.kernels import _HEALTH_ROWS, kernel_health, pairwise_kernel
+
+    rng = np.random.default_rng(3)
+    n = 1500 if case == "large" else 60
+    K = pairwise_kernel(rng.standard_normal((n, 5)), kernel="rbf", gamma=0.3)
+    if case == "zero_diagonal":  # a zero sample of a linear kernel: no one's neighbour
+        K[7, :] = K[:, 7] = 0.0
+    if case == "negative_diagonal":  # an indefinite precomputed kernel
+        K[3, 3] = -0.5
+    rows = np.unique(np.linspace(0, n - 1, min(n, _HEALTH_ROWS)).round().astype(np.intp))
+    if case == "large":  # the reference on a sample of the sampled rows (its loop is slow)
+        found = kernel_health(K)
+        assert found.n_rows == rows.size < n
+        sub = rows[::25]
+        S = K[sub] / np.sqrt(np.outer(np.diagonal(K)[sub], np.diagonal(K)))
+        S[np.arange(sub.size), sub] = -np.inf
+        assert 0 < found.neighbour_similarity <= 1
+        assert abs(np.median(S.max(axis=1)) - found.neighbour_similarity) < 0.05
+        return
+    assert kernel_health(K).neighbour_similarity == pytest.approx(
+        _health_reference(K, rows), rel=1e-12
+    )

@@ -19,6 +19,7 @@ from graphdr.methods.graph_embedding import (
     solve_graph_embedding,
 )
 from graphdr.methods.uncertain import KDA_NGEU
+from graphdr.solvers import SharedCholesky
 
 
 def _blobs(n=300, d=20, c=5, seed=0):
@@ -48,7 +49,7 @@ def test_lowrank_kernel_path_equals_dense_default(gamma):
     X, y = _blobs()
     Kc, _ = center_kernel_train(rbf_kernel(X, gamma=gamma))
     lam_ref, A_ref = _dense_reference(Kc, y, 4)
-    lam, A, why = solve_class_graph_kernel(Kc, lda_graph(y), 4)
+    lam, A, why = solve_class_graph_kernel(Kc.copy(), lda_graph(y), 4)  # consumes its input
     assert why == "lowrank"
     assert np.max(scipy.linalg.subspace_angles(A, A_ref)) < 1e-6
     np.testing.assert_allclose(lam, lam_ref, rtol=1e-8)
@@ -90,6 +91,9 @@ def test_linear_kernel_with_d_less_than_n_falls_back_to_full():
         forced = KDA_GE(kernel="linear", path="lowrank").fit(X, y)
     assert forced.solver_path_ == "full"
     np.testing.assert_array_equal(forced.dual_coef_, auto.dual_coef_)
+    # the failed attempt leaves nothing behind: bitwise the fit that never tried it
+    full = KDA_GE(kernel="linear", path="full").fit(X, y)
+    np.testing.assert_array_equal(full.dual_coef_, auto.dual_coef_)
 
 
 def test_lowrank_rejects_graphs_without_class_structure_and_bad_path():
@@ -140,3 +144,51 @@ def test_flat_spectrum_expected_kernel_stays_on_the_lowrank_path():
     assert low.solver_path_ == "lowrank"
     assert np.max(scipy.linalg.subspace_angles(low.dual_coef_, full.dual_coef_)) < 1e-6
     np.testing.assert_allclose(low.eigenvalues_, full.eigenvalues_, rtol=1e-8)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 64])
+def test_shared_cholesky_solves_multiplies_and_restores_like_numpy(n):
+    """One buffer for K and the factor of K + c 11^T + eps I: each operation against numpy's,
+    and the restored matrix keeps K's lower triangle and diagonal bitwise (all eigh reads)."""
+    rng = np.random.default_rng(n)
+    X = rng.standard_normal((n, 3))
+    K = X @ X.T
+    K += rng.standard_normal(K.shape) * 1e-14  # not exactly symmetric, as a centred kernel
+    original = K.copy()
+    c, eps = 0.3, 0.05
+    A = np.tril(original) + np.tril(original, -1).T + c + eps * np.eye(n)  # from the lower
+    A_upper = np.triu(original) + np.triu(original, 1).T + c + eps * np.eye(n)
+    chol = SharedCholesky(K, c, eps)
+    assert chol.ok
+    B = rng.standard_normal((n, 3))
+    np.testing.assert_allclose(chol.solve(B), np.linalg.solve(A_upper, B), rtol=1e-10)
+    sym_lower = np.tril(original) + np.tril(original, -1).T
+    np.testing.assert_allclose(chol.kernel_product(B), sym_lower @ B, rtol=1e-12, atol=1e-12)
+    true_rcond = 1.0 / np.linalg.norm(np.linalg.inv(A), 1)
+    assert true_rcond / 3 <= chol.rcond() <= 3 * true_rcond  # LAPACK's estimate
+    restored = chol.restore()
+    assert restored is K
+    assert np.array_equal(np.tril(restored), np.tril(original))
+    assert np.array_equal(restored, restored.T)
+
+
+def test_shared_cholesky_flags_an_indefinite_matrix_and_needs_c_order():
+    K = -np.eye(4)
+    chol = SharedCholesky(K, 0.0, 0.0)
+    assert not chol.ok
+    assert np.array_equal(chol.restore(), -np.eye(4))
+    with pytest.raises(ValueError, match="C-contiguous float64"):
+        SharedCholesky(np.asfortranarray(np.ones((3, 2)) @ np.ones((2, 3))), 0.0, 1.0)
+
+
+def test_fallback_leaves_the_kernel_as_the_full_path_needs_it():
+    """Ill-conditioned kernel: the low-rank path gives up and hands back a kernel whose eigh
+    (the full path) is bitwise the one of the untouched kernel."""
+    rng = np.random.default_rng(1)
+    X, y = rng.standard_normal((80, 3)), np.repeat(np.arange(4), 20)
+    Kc, _ = center_kernel_train(X @ X.T)  # rank 3 < N - 1
+    before = scipy.linalg.eigh(Kc)
+    lam, alpha, why = solve_class_graph_kernel(Kc, lda_graph(y), 3)
+    assert alpha is None and "ill-conditioned" in why
+    after = scipy.linalg.eigh(Kc)
+    assert np.array_equal(before[0], after[0]) and np.array_equal(before[1], after[1])

@@ -585,18 +585,29 @@ def kernel_health(K) -> KernelHealth:
     n = K.shape[0]
     rows = np.unique(np.linspace(0, n - 1, min(n, _HEALTH_ROWS)).round().astype(np.intp))
     diag = np.asarray(np.diagonal(K), dtype=np.float64)
-    block = np.asarray(K[rows], dtype=np.float64)
+    S = np.asarray(K[rows], dtype=np.float64)  # fancy indexing: a fresh copy, scaled in place
+    sub = S[:, rows]
     if n > 1:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            S = block / np.sqrt(np.abs(diag[rows])[:, None] * np.abs(diag)[None, :])
+        # S_ij = K_ij / sqrt(|K_ii K_jj|) by two in-place row/column scalings (a 1000 x N block:
+        # a few passes, not an outer product and a division); a zero diagonal makes the
+        # sample no one's neighbour
+        with np.errstate(divide="ignore"):
+            inv = 1.0 / np.sqrt(np.abs(diag))
+        zero = ~np.isfinite(inv)
+        inv[zero] = 0.0
+        S *= inv[None, :]
+        S *= inv[rows][:, None]
         S[np.arange(rows.size), rows] = -np.inf
-        S[~np.isfinite(S)] = -np.inf
+        if zero.any():
+            S[:, zero] = -np.inf
         best = S.max(axis=1)
+        if not np.isfinite(best).all():  # NaN or inf entries in K: they are no neighbours
+            S[~np.isfinite(S)] = -np.inf
+            best = S.max(axis=1)
         best = best[np.isfinite(best) & (diag[rows] > 0)]
         similarity = float(np.median(best)) if best.size else 1.0
     else:
         similarity = 1.0
-    sub = block[:, rows]
     trace = float(np.trace(sub))
     centred = trace - float(sub.sum()) / rows.size
     share = centred / trace if trace > 0 else 0.0

@@ -8,6 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+import scipy.linalg.blas
+import scipy.linalg.lapack
+
+from graphdr._numba import njit, numba
+
+prange = numba.prange
 
 
 def flip_signs(V: np.ndarray) -> np.ndarray:
@@ -119,3 +125,82 @@ def numerical_rank(S: np.ndarray, rtol: float = 1e-10) -> int:
     """Rank of a symmetric PSD matrix: eigenvalues above ``rtol * max``."""
     s = scipy.linalg.eigvalsh(_symmetrize(np.asarray(S)))
     return int(np.sum(s > rtol * max(s.max(initial=0.0), 0.0)))
+
+
+# ---- a symmetric matrix and its Cholesky factor in one N x N buffer ---------------------------
+
+
+@njit(parallel=True)
+def _shift_upper(K, c, eps):  # pragma: no cover - compiled; tested against numpy
+    """``K_ij += c`` for ``i <= j``, and ``eps`` more on the diagonal (upper triangle only)."""
+    n = K.shape[0]
+    for i in prange(n):
+        K[i, i] += c + eps
+        for j in range(i + 1, n):
+            K[i, j] += c
+
+
+@njit(parallel=True)
+def _mirror_lower(K, diag):  # pragma: no cover - compiled; tested against numpy
+    """``K_ij = K_ji`` for ``i < j`` and ``K_ii = diag_i``: the symmetric matrix of the lower
+    triangle again."""
+    n = K.shape[0]
+    for i in prange(n):
+        K[i, i] = diag[i]
+        for j in range(i + 1, n):
+            K[i, j] = K[j, i]
+
+
+class SharedCholesky:
+    """The Cholesky factor of ``A = K + c 11^T + eps I`` stored in the UPPER triangle of a
+    symmetric N x N matrix ``K`` (C order), whose LOWER triangle keeps ``K`` itself.
+
+    The low-rank kernel solvers need both ``A^-1 B`` and ``K B``; this holds them in one N x N
+    buffer instead of two (AKDA's floor: kernel plus Cholesky, no copy). ``K B`` is a BLAS
+    ``dsymm`` on the lower triangle (the diagonal is swapped in for the product); ``restore()``
+    rebuilds ``K`` from its lower triangle, which is bitwise unchanged, as are the results of
+    ``scipy.linalg.eigh`` on it (it reads the lower triangle only).
+
+    ``ok`` is False when ``A`` is not numerically positive definite (then only ``restore``).
+    """
+
+    def __init__(self, K: np.ndarray, c: float, eps: float):
+        if not (K.flags.c_contiguous and K.dtype == np.float64):
+            raise ValueError(
+                f"SharedCholesky factorises in place: K must be a C-contiguous float64 array, got "
+                f"dtype {K.dtype} (C-contiguous: {K.flags.c_contiguous}); pass "
+                "np.ascontiguousarray(K, dtype=np.float64)."
+            )
+        self.K = K
+        self.diag = K.diagonal().copy()
+        _shift_upper(K, float(c), float(eps))
+        # K.T is the Fortran-ordered view whose lower triangle is K's upper one: LAPACK
+        # factorises it in place and leaves the other triangle alone (clean=False)
+        factor, info = scipy.linalg.lapack.dpotrf(K.T, lower=True, clean=False, overwrite_a=True)
+        if not np.shares_memory(factor, K):  # f2py copied: the in-place contract is broken
+            raise RuntimeError("dpotrf did not factorise in place.")
+        self.ok = info == 0
+        self.factor_diag = K.diagonal().copy()
+
+    def solve(self, B: np.ndarray) -> np.ndarray:
+        """``A^-1 B``."""
+        return scipy.linalg.lapack.dpotrs(self.K.T, B, lower=True)[0]
+
+    def rcond(self) -> float:
+        """LAPACK's estimate of ``1 / ||A^-1||_1`` (about the smallest eigenvalue of A)."""
+        return float(scipy.linalg.lapack.dpocon(self.K.T, 1.0, uplo="L")[0])
+
+    def kernel_product(self, B: np.ndarray) -> np.ndarray:
+        """``K B`` from the lower triangle (BLAS ``dsymm``)."""
+        step = self.K.shape[0] + 1
+        self.K.flat[::step] = self.diag
+        try:  # K.T's upper triangle (Fortran order) is K's lower one
+            out = scipy.linalg.blas.dsymm(1.0, self.K.T, np.asfortranarray(B), side=0, lower=0)
+        finally:
+            self.K.flat[::step] = self.factor_diag
+        return out
+
+    def restore(self) -> np.ndarray:
+        """``K`` again (lower triangle and diagonal bitwise as before; upper = lower^T)."""
+        _mirror_lower(self.K, self.diag)
+        return self.K

@@ -43,7 +43,7 @@ from graphdr.kernels import (
     pairwise_kernel,
     resolve_gamma,
 )
-from graphdr.solvers import eigh_generalized, flip_signs, numerical_rank
+from graphdr.solvers import SharedCholesky, eigh_generalized, flip_signs, numerical_rank
 
 __all__ = [
     "GraphEmbedding",
@@ -386,9 +386,15 @@ def solve_class_graph_kernel(
     Returns ``(lam, alpha, info)``; ``alpha`` is None when the path does not apply: the centred
     kernel has an eigenvalue (LAPACK's condition estimate) within ``LOWRANK_MARGIN`` of
     ``tol * ||Kc||_F`` (>= ``tol * max``; the full path would drop directions and solve on a
-    smaller span), or the
-    residual check fails. ``info`` says which.
+    smaller span), or the residual check fails. ``info`` says which.
+
+    Memory: the factor is written into ``Kc``'s upper triangle and ``Kc`` products use its lower
+    one (:class:`graphdr.solvers.SharedCholesky`), so the path needs no second N x N array. When
+    it does not apply, ``Kc`` is restored (lower triangle and diagonal bitwise, which is all the
+    full path's ``eigh`` reads); when it does, ``Kc`` is consumed.
     """
+    if not (Kc.flags.c_contiguous and Kc.dtype == np.float64):
+        Kc = np.ascontiguousarray(Kc, dtype=np.float64)  # a copy: the caller's stays intact
     n = Kc.shape[0]
     intrinsic = graph.intrinsic
     ind = np.zeros((n, intrinsic.counts.size))
@@ -398,33 +404,39 @@ def solve_class_graph_kernel(
         return None, None, "the centred kernel has no positive trace"
     tr_int = tr_k - float(np.sum(np.einsum("ij,ij->j", ind, Kc @ ind) / intrinsic.counts))
     eps = reg * (tr_int / (n - 1) if tr_int > 0 else 1.0)
-    A = Kc + (tr_k / n**2)
-    A.flat[:: n + 1] += eps
     top = float(np.linalg.norm(Kc))  # Frobenius norm >= the largest eigenvalue
-    # A is symmetric: A.T is the Fortran-ordered array LAPACK factorises in place (no copy)
-    c, info = scipy.linalg.lapack.dpotrf(A.T, lower=False, clean=False, overwrite_a=True)
-    if info != 0:
-        return None, None, "the Cholesky factorisation failed"
+    chol = SharedCholesky(Kc, tr_k / n**2, eps)  # Kc's upper triangle now holds the factor
+    try:
+        return _lowrank_from_factor(chol, intrinsic, n_components, eps, tol, tr_k, top)
+    except BaseException:
+        chol.restore()
+        raise
+
+
+def _lowrank_from_factor(chol, intrinsic, n_components, eps, tol, tr_k, top):
+    """The rest of :func:`solve_class_graph_kernel` once ``chol`` holds the factor; restores
+    the kernel whenever the path does not apply."""
+
+    def fallback(why):
+        chol.restore()
+        return None, None, why
+
+    if not chol.ok:
+        return fallback("the Cholesky factorisation failed")
     # anorm = 1: rcond = 1 / (estimate of ||A^-1||_1) ~ the smallest eigenvalue of A
-    lam_min = scipy.linalg.lapack.dpocon(c, 1.0)[0] - eps  # of Kc, off the constant direction
+    lam_min = chol.rcond() - eps  # of Kc, off the constant direction
     if not lam_min > LOWRANK_MARGIN * tol * top:
-        return (
-            None,
-            None,
-            (
-                f"the centred kernel is ill-conditioned (smallest eigenvalue ~{lam_min:.2g}, "
-                f"below {LOWRANK_MARGIN:g} * tol * {top:.3g}): the full path drops directions"
-            ),
+        return fallback(
+            f"the centred kernel is ill-conditioned (smallest eigenvalue ~{lam_min:.2g}, "
+            f"below {LOWRANK_MARGIN:g} * tol * {top:.3g}): the full path drops directions"
         )
-    Yb = _krylov_basis(
-        class_directions(intrinsic), lambda B: scipy.linalg.lapack.dpotrs(c, B, lower=False)[0]
-    )
-    Gb = Kc @ Yb  # training projections Z w = Kc alpha
+    Yb = _krylov_basis(class_directions(intrinsic), chol.solve)
+    Gb = chol.kernel_product(Yb)  # training projections Z w = Kc alpha
 
     def residual(alpha, g, Lg, mu):
         rho = g - mu * Lg - mu * eps * alpha
         V = np.hstack([rho, g, Lg + eps * alpha])
-        q = np.einsum("ij,ij->j", V, Kc @ V)  # ||Z^T v||^2 = v^T Kc v
+        q = np.einsum("ij,ij->j", V, chol.kernel_product(V))  # ||Z^T v||^2 = v^T Kc v
         k = alpha.shape[1]
         q = np.sqrt(np.clip(q, 0.0, None))
         return q[:k] / (q[k : 2 * k] + mu * q[2 * k :])
@@ -434,7 +446,7 @@ def solve_class_graph_kernel(
         Yb, Gb, (E + E.T) * 0.5, intrinsic, eps, n_components, tol, tr_k, residual
     )
     if out is None:
-        return None, None, "the Ritz residual check failed"
+        return fallback("the Ritz residual check failed")
     return out[0], out[1], "lowrank"
 
 
@@ -790,7 +802,8 @@ class KernelGraphEmbedding(_GEBase):
     def _solve_lowrank(self, Kc, graph, builder):
         """Dual coefficients from the low-rank path (:func:`solve_class_graph_kernel`), or None
         when the full path is to be used (``path="full"``, not a class graph, "range" solver,
-        or "auto" and the low-rank path does not apply). Leaves ``Kc`` intact."""
+        or "auto" and the low-rank path does not apply). Consumes ``Kc`` when it returns the
+        coefficients; otherwise ``Kc`` is left as the full path needs it."""
         path = getattr(self, "path", "auto")
         opts = self._solver_options()
         applies = opts["solver"] == "regularized" and is_class_graph(graph)
