@@ -57,7 +57,7 @@ DEE_OPTIMIZERS = ("ld", "fp", "cg", "gd")
 DATASETS = ("digits", "wine", "iris")
 METHODS = ("PCA_GE", "LDA_GE", "KDA_GE")
 FIGURE_DATASETS = ("digits", "wine")  # config: figures.demo_projection.datasets
-TIMEOUT = 600
+TIMEOUT = 1800  # one whole quick build; about 2 min idle, 10+ min on a loaded 2-core machine
 
 
 # ------------------------------------------------------------------------------------------
