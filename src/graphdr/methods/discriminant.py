@@ -613,29 +613,34 @@ def denominator_kernel_scatter(
     return B
 
 
-def solve_kernel_gep(A: np.ndarray, B: np.ndarray, n_components: int, reg: float):
+def solve_kernel_gep(
+    A: np.ndarray, B: np.ndarray, n_components: int, reg: float, eigen_solver: str = "subset"
+):
     """Largest ``n_components`` eigenpairs of ``A a = lambda (B + reg I) a``, descending.
 
-    One call of ``scipy.linalg.eigh`` with ``subset_by_index`` (LAPACK ``sygvx``: Cholesky of B,
-    reduction to standard form, tridiagonalisation, eigenvectors of the selected eigenvalues only),
-    with the inputs overwritten and no finiteness re-check: the textbook method at full speed.
+    One call of ``scipy.linalg.eigh`` with the inputs overwritten and no finiteness re-check:
+    ``eigen_solver="subset"``: LAPACK ``sygvx`` (Cholesky of B, reduction to standard form,
+    tridiagonalisation, eigenvectors of the selected eigenvalues only), the fastest textbook
+    solve; ``"full"``: LAPACK ``sygv`` (the same Cholesky and reduction, then the symmetric QR
+    algorithm for ALL eigenpairs), the KDA whose cost paper 002 analyses (its section 4.5:
+    Cholesky of the regularised scatter and the EVD by symmetric QR).
     """
     n = A.shape[0]
     B.flat[:: n + 1] += reg
+    if eigen_solver == "full":
+        options = {"driver": "gv"}
+    else:
+        options = {"subset_by_index": (n - n_components, n - 1)}
     try:
         # A and B are symmetric: their transposes are Fortran-ordered views LAPACK overwrites.
         w, V = scipy.linalg.eigh(
-            A.T,
-            B.T,
-            subset_by_index=(n - n_components, n - 1),
-            overwrite_a=True,
-            overwrite_b=True,
-            check_finite=False,
+            A.T, B.T, overwrite_a=True, overwrite_b=True, check_finite=False, **options
         )
     except np.linalg.LinAlgError as exc:
         raise ValueError(
             f"the denominator scatter + reg*I is not positive definite (reg={reg}); increase reg."
         ) from exc
+    w, V = w[-n_components:], V[:, -n_components:]  # "full" returns every pair, ascending
     return w[::-1].copy(), np.ascontiguousarray(V[:, ::-1])
 
 
@@ -652,8 +657,14 @@ class KDA(_KernelDiscriminant):
     Cost: ``K_b`` ``~2 N^2 C``, ``B`` ``N^3`` (one SYRK), ``sygvx`` ``~(1/3 + 1 + 4/3) N^3`` flops;
     memory: four to five N x N matrices.
 
-    Parameters are those of :class:`AKDA` plus ``scatter`` (default "gram"); ``reg`` is the
-    absolute ridge added to ``B``. ``eigenvalues_`` holds the generalised eigenvalues.
+    Parameters are those of :class:`AKDA` plus ``scatter`` (default "gram") and
+    ``eigen_solver``: ``"subset"`` (default, LAPACK ``sygvx``: eigenvectors of the C-1 largest
+    eigenvalues only) or ``"full"`` (LAPACK ``sygv``: every eigenpair by the symmetric QR
+    algorithm, then the C-1 largest kept). ``KDA(scatter="within", eigen_solver="full")`` is the
+    KDA of paper 002 (its eq. 4 after Mika et al., and the cost of its section 4.5: Cholesky of
+    the regularised within-class kernel scatter and a full symmetric EVD); both solvers give the
+    same subspace. ``reg`` is the absolute ridge added to ``B``. ``eigenvalues_`` holds the
+    generalised eigenvalues.
     """
 
     _label = "KDA"
@@ -669,6 +680,7 @@ class KDA(_KernelDiscriminant):
         coef0=1.0,
         reg=DEFAULT_REG,
         scatter="gram",
+        eigen_solver="subset",
         dtype="float64",
     ):
         self.n_components = n_components
@@ -678,6 +690,7 @@ class KDA(_KernelDiscriminant):
         self.coef0 = coef0
         self.reg = reg
         self.scatter = scatter
+        self.eigen_solver = eigen_solver
         self.dtype = dtype
 
     def fit(self, X, y):
@@ -685,11 +698,17 @@ class KDA(_KernelDiscriminant):
         n_components = self._check_n_components(counts.size - 1)
         if self.scatter not in ("gram", "total", "within"):
             raise ValueError(f"scatter must be 'gram', 'total' or 'within', got {self.scatter!r}.")
+        if self.eigen_solver not in ("subset", "full"):
+            raise ValueError(
+                f"eigen_solver must be 'subset' (the C-1 leading eigenpairs, LAPACK sygvx) or "
+                f"'full' (every eigenpair, LAPACK sygv: paper 002's KDA), got "
+                f"{self.eigen_solver!r}."
+            )
         K = self._train_kernel(X)
         A = between_class_kernel_scatter(K, y_enc, counts)
         B = denominator_kernel_scatter(K, y_enc, counts, self.scatter)
         del K
-        w, V = solve_kernel_gep(A, B, n_components, self.reg)
+        w, V = solve_kernel_gep(A, B, n_components, self.reg, self.eigen_solver)
         self._set_centering(None)
         self._store(V, w)
         return self
