@@ -240,6 +240,10 @@ def test_extreme_top_set_value_and_rates():
     )
     assert verdict(claim("at_least", versus=(), tolerance=10.0), rate) == REPRODUCED
     assert verdict(claim("at_least", versus=(), tolerance=20.0), rate) == PARTLY
+    assert verdict(claim("at_most", versus=(), tolerance=10.5), rate) == REPRODUCED
+    assert verdict(claim("at_most", versus=(), tolerance=9.5), rate) == NOT_REPRODUCED
+    with pytest.raises(ValueError, match="needs a tolerance"):
+        verdict(claim("at_most", versus=()), rate)
 
 
 def test_equivalence_by_construction_and_not_checked():

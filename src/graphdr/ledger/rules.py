@@ -481,6 +481,19 @@ def at_least(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     return Judgement(verdict, f"ours {_fmt(med)}{spread}, threshold {claim.tolerance:g}", ours=med)
 
 
+@rule("at_most")
+def at_most(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
+    """An upper bound (e.g. "the standard deviation stays below 1.7 %"): the median over splits
+    (and datasets) at most ``tolerance``; above it: not reproduced. The spread is reported."""
+    if claim.tolerance is None:
+        raise ValueError(
+            f"claim {claim.paper}:{claim.claim}: rule 'at_most' needs a tolerance (the bound)."
+        )
+    med, spread = _ratio(claim, data)
+    verdict = REPRODUCED if med <= claim.tolerance else NOT_REPRODUCED
+    return Judgement(verdict, f"ours {_fmt(med)}{spread}, bound {claim.tolerance:g}", ours=med)
+
+
 # ---- equivalences -------------------------------------------------------------------------------
 
 
