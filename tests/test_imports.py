@@ -38,3 +38,49 @@ def test_the_check_sees_a_direct_import(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("import numpy\nfrom numba import prange\n")
     assert _numba_imports(bad) == [2]
+
+
+def _graphdr_imports(path: Path) -> set[str]:
+    """Every ``graphdr...`` module a file imports (``from graphdr import x`` counts as
+    ``graphdr.x``), including imports inside functions."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == "graphdr":
+                found |= {f"graphdr.{a.name}" for a in node.names}
+            else:
+                found.add(node.module)
+    return {m for m in found if m == "graphdr" or m.startswith("graphdr.")}
+
+
+#: layer -> the packages it must never import (docs/architecture.md: imports run one way)
+_LOWER_LAYERS = {
+    "methods": ("graphdr.pipeline", "graphdr.evaluation", "graphdr.reporting", "graphdr.ledger"),
+    "datasets": ("graphdr.pipeline", "graphdr.evaluation", "graphdr.methods", "graphdr.ledger"),
+    "evaluation": ("graphdr.pipeline", "graphdr.ledger"),
+    "ledger": ("graphdr.pipeline", "graphdr.methods", "graphdr.evaluation", "graphdr.datasets"),
+    "kernels.py": ("graphdr.pipeline", "graphdr.methods", "graphdr.evaluation", "graphdr.ledger"),
+    "expected_kernels.py": ("graphdr.pipeline", "graphdr.methods", "graphdr.evaluation"),
+    "graphs.py": ("graphdr.pipeline", "graphdr.methods", "graphdr.evaluation"),
+    "solvers.py": ("graphdr.pipeline", "graphdr.methods", "graphdr.evaluation"),
+    "optim.py": ("graphdr.pipeline", "graphdr.methods", "graphdr.evaluation"),
+    "uncertainty.py": ("graphdr.pipeline", "graphdr.methods", "graphdr.evaluation"),
+    "reporting.py": ("graphdr.pipeline", "graphdr.methods", "graphdr.ledger"),
+    "plotting.py": ("graphdr.pipeline", "graphdr.methods", "graphdr.ledger"),
+    "_files.py": ("graphdr",),  # the lowest layer: no graphdr import at all
+}
+
+
+def test_imports_run_one_way():
+    offenders = []
+    for layer, banned in _LOWER_LAYERS.items():
+        target = SRC / layer
+        files = sorted(target.rglob("*.py")) if target.is_dir() else [target]
+        assert files and all(f.exists() for f in files), layer
+        for path in files:
+            for module in _graphdr_imports(path):
+                if any(module == b or module.startswith(b + ".") for b in banned):
+                    offenders.append(f"{path.relative_to(SRC)} imports {module}")
+    assert offenders == []

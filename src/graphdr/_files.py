@@ -1,8 +1,15 @@
-"""File permissions shared by every atomic writer of graphdr."""
+"""Atomic writes and file permissions shared by every writer of graphdr (the lowest layer:
+the reporting, the ledger and the workflow's :mod:`graphdr.pipeline.io` all use them)."""
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
 
 def _umask() -> int:
@@ -28,3 +35,49 @@ def shared_file_mode() -> int:
     on a shared directory can read the outputs (0644 under the usual umask 022).
     """
     return 0o666 & ~_umask()
+
+
+# The random part of a tempfile.mkstemp/mkdtemp name: exactly 8 characters, so the pattern of
+# one output's temporaries never matches those of another output in the same directory.
+_RANDOM = "?" * 8
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path next to ``path``; move it onto ``path`` if the block succeeds.
+
+    The temporary name keeps the suffix of ``path`` (writers such as ``savefig`` infer the format
+    from it). On error the temporary file is removed and ``path`` is left untouched.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale(path.parent, f".{glob.escape(path.stem)}.{_RANDOM}.tmp{glob.escape(path.suffix)}")
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{path.stem}.", suffix=f".tmp{path.suffix}", dir=path.parent
+    )
+    os.close(fd)
+    tmp = Path(tmp)
+    try:
+        yield tmp
+        os.chmod(tmp, shared_file_mode())  # mkstemp makes 0600: collaborators could not read it
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _remove_stale(directory: Path, pattern: str) -> None:
+    """Delete temporaries a killed writer of the same output left behind (SIGKILL skips cleanup).
+
+    One job writes one output, so a temporary matching the output's own pattern is never in use.
+    """
+    for stale in directory.glob(pattern):
+        if stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.unlink(missing_ok=True)
+
+
+def write_text(text: str, path: str | os.PathLike) -> None:
+    """Write ``text`` as UTF-8 (claims files, Markdown notes), atomically (:func:`atomic_path`)."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")

@@ -16,14 +16,13 @@ import math
 import numbers
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from graphdr._files import shared_file_mode
+from graphdr._files import atomic_path as _atomic_path
 
 __all__ = [
     "OKABE_ITO",
@@ -46,22 +45,6 @@ __all__ = [
 # --------------------------------------------------------------------------------------------
 # Atomic, deterministic files
 # --------------------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def _atomic_path(path: Path) -> Iterator[str]:
-    """Yield a temporary path next to ``path``; move it onto ``path`` only if the block succeeds."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        yield tmp
-        os.chmod(tmp, shared_file_mode())  # mkstemp creates 0600; outputs are meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(tmp)
-        raise
 
 
 def _write_text(path: Path, text: str) -> Path:

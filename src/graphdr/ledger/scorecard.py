@@ -16,9 +16,9 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from graphdr import reporting
+from graphdr._files import write_text
 from graphdr.ledger.engine import PRIMARY, sensitivity_table
 from graphdr.ledger.vocabulary import VERDICTS
-from graphdr.pipeline import io
 
 __all__ = [
     "NOTES_PATTERN",
@@ -40,7 +40,7 @@ def _csv(frame: pd.DataFrame) -> str:
 
 
 def _write(text: str, path) -> None:
-    io.write_text(text, path)  # the project's atomic UTF-8 writer
+    write_text(text, path)  # the project's atomic UTF-8 writer
 
 
 def verdict_counts(verdicts: pd.DataFrame) -> pd.DataFrame:

@@ -14,7 +14,6 @@ import glob
 import json
 import os
 import pickle
-import shutil
 import tempfile
 import zipfile
 from collections.abc import Iterator, Mapping, Sequence
@@ -22,38 +21,17 @@ from pathlib import Path
 
 import numpy as np
 
-from graphdr._files import shared_file_mode
+from graphdr._files import (  # noqa: F401 - re-exported: the workflow's writers are all here
+    _RANDOM,
+    _remove_stale,
+    atomic_path,
+    shared_file_mode,
+    write_text,
+)
 
 # Fixed member date of every .npz (the earliest a zip can hold): numpy's own ``savez`` stamps the
 # current time, which makes two identical runs differ byte-wise.
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
-
-# The random part of a tempfile.mkstemp/mkdtemp name: exactly 8 characters, so the pattern of
-# one output's temporaries never matches those of another output in the same directory.
-_RANDOM = "?" * 8
-
-
-@contextlib.contextmanager
-def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path next to ``path``; move it onto ``path`` if the block succeeds.
-
-    The temporary name keeps the suffix of ``path`` (writers such as ``savefig`` infer the format
-    from it). On error the temporary file is removed and ``path`` is left untouched.
-    """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale(path.parent, f".{glob.escape(path.stem)}.{_RANDOM}.tmp{glob.escape(path.suffix)}")
-    fd, tmp = tempfile.mkstemp(
-        prefix=f".{path.stem}.", suffix=f".tmp{path.suffix}", dir=path.parent
-    )
-    os.close(fd)
-    tmp = Path(tmp)
-    try:
-        yield tmp
-        os.chmod(tmp, shared_file_mode())  # mkstemp makes 0600: collaborators could not read it
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager
@@ -86,18 +64,6 @@ def atomic_stem(stem: str | os.PathLike, suffixes: Sequence[str]) -> Iterator[Pa
         tmpdir.rmdir()
 
 
-def _remove_stale(directory: Path, pattern: str) -> None:
-    """Delete temporaries a killed writer of the same output left behind (SIGKILL skips cleanup).
-
-    One job writes one output, so a temporary matching the output's own pattern is never in use.
-    """
-    for stale in directory.glob(pattern):
-        if stale.is_dir():
-            shutil.rmtree(stale, ignore_errors=True)
-        else:
-            stale.unlink(missing_ok=True)
-
-
 def write_npz(path: str | os.PathLike, arrays: Mapping[str, object]) -> None:
     """Write ``arrays`` as an ``.npz`` readable by ``numpy.load``, atomically, without timestamps.
 
@@ -123,12 +89,6 @@ def write_csv(df, path: str | os.PathLike) -> None:
     """Write a DataFrame as CSV (no index, ``\\n`` line ends, shortest round-trip floats)."""
     with atomic_path(path) as tmp:
         df.to_csv(tmp, index=False, lineterminator="\n")
-
-
-def write_text(text: str, path: str | os.PathLike) -> None:
-    """Write ``text`` as UTF-8 (claims files, Markdown notes), atomically."""
-    with atomic_path(path) as tmp:
-        tmp.write_text(text, encoding="utf-8")
 
 
 def write_json(obj, path: str | os.PathLike) -> None:
