@@ -32,6 +32,8 @@ _ESTIMATOR_NAMES = (
     "KPCA_NGEU",
     "KDA_NGEU",
     "KMFA_NGEU",
+    "FastSDA",
+    "RSLDA",
     # quadratic mutual information (paper 001)
     "KQMI",
     "LQMI",
