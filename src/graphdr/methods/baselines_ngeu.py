@@ -360,7 +360,9 @@ class RSLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     ----------
     components_ : (n_components, n_features) ``Q^T`` in the scaled coordinates.
     reconstruction_ : (n_features, n_components) ``P``.
-    mean_, scale_ : training centring and scale. objective_ : objective per iteration.
+    sparse_error_ : (n_samples, n_features) the error ``E^T`` (scaled coordinates).
+    mean_, scale_ : training centring and scale.
+    objective_ : the objective after every iteration.
     n_iter_, converged_, classes_, n_components_.
     """
 
