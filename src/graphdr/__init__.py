@@ -34,6 +34,7 @@ _ESTIMATOR_NAMES = (
     "KMFA_NGEU",
     "FastSDA",
     "RSLDA",
+    "TRPCA",
     # quadratic mutual information (paper 001)
     "KQMI",
     "LQMI",

@@ -6,7 +6,7 @@ scikit-learn's estimator checks over it (and checks that no estimator class defi
 """
 
 from graphdr.methods.baselines_dee import DCV, MMPA
-from graphdr.methods.baselines_ngeu import RSLDA, FastSDA
+from graphdr.methods.baselines_ngeu import RSLDA, TRPCA, FastSDA
 from graphdr.methods.baselines_qmi import CKFD, FusionDistanceClassifier
 from graphdr.methods.discriminant import AKDA, GDA, KDA, SRKDA
 from graphdr.methods.elastic import DEE, DSNE, EE
@@ -62,6 +62,7 @@ ALL_ESTIMATORS = [
     # baselines of the NGEU paper
     FastSDA,
     RSLDA,
+    TRPCA,
     # quadratic mutual information
     KQMI,
     LQMI,
@@ -105,6 +106,7 @@ __all__ = [
     "KMFA_NGEU",
     "FastSDA",
     "RSLDA",
+    "TRPCA",
     "KQMI",
     "LQMI",
     "CKFD",
