@@ -208,6 +208,16 @@ def _procrustes(B: np.ndarray) -> np.ndarray:
     return U @ Vt
 
 
+def _solve_symmetric(S: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """``S^-1 B`` by Cholesky (``S`` is positive definite unless ``lambda_b S_b`` outweighs
+    ``S_w`` in a direction the data span), else by the symmetric-indefinite solver."""
+    try:
+        factor = scipy.linalg.cho_factor(S, check_finite=False)
+        return scipy.linalg.cho_solve(factor, B, check_finite=False)
+    except np.linalg.LinAlgError:
+        return scipy.linalg.solve(S, B, assume_a="sym", check_finite=False)
+
+
 def rslda_objective(Q, E, A, lambda1, lambda2) -> float:
     """``tr(Q^T (S_w - lambda_b S_b) Q) + lambda1 ||Q||_2,1 + lambda2 ||E||_1``."""
     return float(
@@ -265,8 +275,8 @@ def rslda_admm(
     S_w, S_b = _scatters(X, labels, n_classes)
     A = S_w - lambda_b * S_b
     XXt = X @ X.T
-    w, U = scipy.linalg.eigh(XXt)
-    P = flip_signs(np.ascontiguousarray(U[:, ::-1][:, :n_components]))
+    _, U = scipy.linalg.eigh(XXt, subset_by_index=(d - n_components, d - 1), check_finite=False)
+    P = flip_signs(np.ascontiguousarray(U[:, ::-1]))
     # The authors start the reweighting from Q = ones: row norms sqrt(d), weights 1/(2 sqrt(d)).
     row_weights = np.full(d, 0.5 / np.sqrt(n_components))
     Q = np.zeros((d, n_components))
@@ -283,7 +293,7 @@ def rslda_admm(
         system = 2.0 * A + mu * XXt
         system[np.diag_indices_from(system)] += lambda1 * row_weights
         system = (system + system.T) * 0.5
-        Q = scipy.linalg.solve(system, mu * (X @ (M.T @ P)), assume_a="sym", check_finite=False)
+        Q = _solve_symmetric(system, mu * (X @ (M.T @ P)))
         norms = np.sqrt(np.einsum("ij,ij->i", Q, Q) + np.finfo(float).eps)
         row_weights = 1.0 / norms
         if callback is not None:
