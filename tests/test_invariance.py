@@ -15,11 +15,12 @@ Per-estimator expectations (measured, and why):
 * duplicated dataset (every sample twice): the same span for estimators whose criteria are
   ratios of scatters (LDA/KDA graph embedding, QMI, CKFD, DCV). Those with an absolute ridge
   on an N x N kernel matrix see a doubled kernel, so the duplicate equals the original with the
-  ridge doubled (AKDA, AKSDA, GDA, SRKDA, GSDA: ``(2K + reg I)`` is ``2 (K + reg/2 I)``) or
+  ridge doubled (AKDA, AKSDA, GDA, SRKDA, GSDA, FastSDA: ``(2K + reg I)`` is ``2 (K + reg/2 I)``) or
   quadrupled (KDA: its denominator is ``K K``); this is tested. Not invariant, by
   construction: k-nearest-neighbour graphs (MFA, LPP, KMFA, KLPP, MMPA, KSDA's split: a copy is
-  a nearest neighbour) and the uncertainty methods (GEU/NGEU: the expected scatters weight the
-  variances by ``1 - 1/N_c``, which duplication changes).
+  a nearest neighbour), the uncertainty methods (GEU/NGEU: the expected scatters weight the
+  variances by ``1 - 1/N_c``, which duplication changes) and RSLDA (its l2,1 penalty is not a
+  sum over samples, the other terms are).
 * scale (x 1e3, x 1e-3) and translation (+ 1e3, + 1e8): every estimator (supervised or not)
   except KQMI, whose
   Parzen width ``sigma`` is absolute (paper 001; it warns, DegenerateKernelWarning, when the
@@ -36,7 +37,7 @@ import scipy.linalg
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphdr.methods import AKDA, AKSDA, ALL_ESTIMATORS, GDA, GSDA, KDA, SRKDA
+from graphdr.methods import AKDA, AKSDA, ALL_ESTIMATORS, GDA, GSDA, KDA, SRKDA, FastSDA
 
 SLOW = {"DEE", "DSNE", "EE"}  # iterative embeddings: seconds per fit, tested below on one case
 SUPERVISED = [
@@ -45,7 +46,7 @@ SUPERVISED = [
     if E.__name__ not in SLOW and E().__sklearn_tags__().target_tags.required
 ]
 #: duplicated data == original data with the absolute ridge multiplied by this factor
-RIDGE_FACTOR = {AKDA: 2, AKSDA: 2, GDA: 2, SRKDA: 2, GSDA: 2, KDA: 4}
+RIDGE_FACTOR = {AKDA: 2, AKSDA: 2, GDA: 2, SRKDA: 2, GSDA: 2, FastSDA: 2, KDA: 4}
 DUPLICATE_INVARIANT = {
     "GraphEmbedding",
     "KernelGraphEmbedding",

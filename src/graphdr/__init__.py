@@ -32,6 +32,9 @@ _ESTIMATOR_NAMES = (
     "KPCA_NGEU",
     "KDA_NGEU",
     "KMFA_NGEU",
+    "FastSDA",
+    "RSLDA",
+    "TRPCA",
     # quadratic mutual information (paper 001)
     "KQMI",
     "LQMI",

@@ -6,6 +6,7 @@ scikit-learn's estimator checks over it (and checks that no estimator class defi
 """
 
 from graphdr.methods.baselines_dee import DCV, MMPA
+from graphdr.methods.baselines_ngeu import RSLDA, TRPCA, FastSDA
 from graphdr.methods.baselines_qmi import CKFD, FusionDistanceClassifier
 from graphdr.methods.discriminant import AKDA, GDA, KDA, SRKDA
 from graphdr.methods.elastic import DEE, DSNE, EE
@@ -58,6 +59,10 @@ ALL_ESTIMATORS = [
     KPCA_NGEU,
     KDA_NGEU,
     KMFA_NGEU,
+    # baselines of the NGEU paper
+    FastSDA,
+    RSLDA,
+    TRPCA,
     # quadratic mutual information
     KQMI,
     LQMI,
@@ -99,6 +104,9 @@ __all__ = [
     "KPCA_NGEU",
     "KDA_NGEU",
     "KMFA_NGEU",
+    "FastSDA",
+    "RSLDA",
+    "TRPCA",
     "KQMI",
     "LQMI",
     "CKFD",
