@@ -23,28 +23,6 @@ from graphdr.pipeline.claims import write_results
 from graphdr.pipeline.papers import akda, akda_report
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_average_precision_equals_sklearn_with_ties(seed):
-    rng = np.random.default_rng(seed)
-    n = 200
-    scores = rng.integers(0, 15, n) / 3.0  # many ties
-    positive = rng.random(n) < 0.2
-    positive[0] = True
-    assert akda.average_precision(scores, positive) == pytest.approx(
-        average_precision_score(positive, scores), abs=1e-12
-    )
-
-
-def test_mean_average_precision_per_class():
-    rng = np.random.default_rng(0)
-    y = rng.integers(0, 4, 120)
-    scores = rng.standard_normal((120, 4)) + np.eye(4)[y]
-    mean, ap = akda.mean_average_precision(scores, y, np.arange(4))
-    ref = [average_precision_score(y == c, scores[:, c]) for c in range(4)]
-    np.testing.assert_allclose(ap, ref, atol=1e-12)
-    assert mean == pytest.approx(np.mean(ref))
-
-
 def test_condition_split_counts_and_half_rule():
     y = np.repeat([0, 1, 2], [30, 15, 7])
     train, test = akda.condition_split(y, 10, seed=0)

@@ -7,7 +7,7 @@ Protocol (paper 002, Section 6.1-6.3):
   (:func:`condition_split`);
 * each dimensionality-reduction method is followed by **one linear SVM per class** (one class
   against the rest) in its subspace; the SVM scores rank the test set, **average precision** per
-  class, **MAP** over classes (:func:`average_precision`, :func:`mean_average_precision`). The
+  class, **MAP** over classes (:func:`graphdr.evaluation.metrics.average_precision_per_class`). The
   linear SVM and the kernel SVM on the raw features are methods of their own;
 * **hyper-parameters** by 3-fold cross-validation on the training set, each fold a random
   stratified 30% learning / 70% validation split: RBF width, SVM ``C`` and subclasses per class
@@ -39,6 +39,7 @@ from threadpoolctl import threadpool_limits
 
 from graphdr import reporting
 from graphdr.datasets.prepared import load_npz
+from graphdr.evaluation.metrics import average_precision_per_class
 from graphdr.pipeline import io
 
 __all__ = [
@@ -49,12 +50,10 @@ __all__ = [
     "SUBCLASS_DR",
     "akda_run",
     "akda_toy",
-    "average_precision",
     "condition_split",
     "cross_validate",
     "cv_splits",
     "fit_ovr_linear_svm",
-    "mean_average_precision",
     "skip_reason",
 ]
 
@@ -85,34 +84,6 @@ def condition_split(y, n_per_class: int, seed: int) -> tuple[np.ndarray, np.ndar
     train = np.sort(np.concatenate(train))
     test = np.setdiff1d(np.arange(y.size), train)
     return train, test
-
-
-def average_precision(scores, positive) -> float:
-    """Average precision of a ranking (scikit-learn's step-wise definition, ties grouped).
-
-    ``sum_k (R_k - R_{k-1}) P_k`` over the distinct score thresholds in decreasing order, with
-    precision ``P_k`` and recall ``R_k`` of the samples scoring at least the k-th threshold.
-    """
-    scores = np.asarray(scores, dtype=np.float64)
-    positive = np.asarray(positive, dtype=bool)
-    n_pos = int(positive.sum())
-    if n_pos == 0:
-        raise ValueError("average precision needs at least one positive sample.")
-    order = np.argsort(-scores, kind="stable")
-    s, p = scores[order], positive[order]
-    last = np.r_[np.flatnonzero(np.diff(s)), s.size - 1]  # last index of each tie group
-    tps = np.cumsum(p)[last]
-    precision = tps / (last + 1.0)
-    recall_steps = np.diff(np.r_[0, tps]) / n_pos
-    return float(np.sum(recall_steps * precision))
-
-
-def mean_average_precision(scores, y, classes) -> tuple[float, np.ndarray]:
-    """MAP and the AP of every class; ``scores[:, k]`` ranks the test set for ``classes[k]``."""
-    scores = np.asarray(scores)
-    y = np.asarray(y)
-    ap = np.array([average_precision(scores[:, k], y == c) for k, c in enumerate(classes)])
-    return float(ap.mean()), ap
 
 
 def fit_ovr_linear_svm(Z, y, classes, C: float, *, tol=1e-2, max_iter=50, cg_tol=0.1, max_cg=50):
@@ -372,7 +343,11 @@ def cross_validate(method, X, y, *, cv: Mapping, reg: float, seed: int):
             for C, s in scores.items():
                 rows.append(
                     point
-                    | {"C": C, "fold": fold, "map": mean_average_precision(s, y[val], classes)[0]}
+                    | {
+                        "C": C,
+                        "fold": fold,
+                        "map": float(average_precision_per_class(y[val], s, classes).mean()),
+                    }
                 )
         del kernels
     table = pd.DataFrame(rows)
@@ -466,7 +441,8 @@ def akda_run(
     scores, t_train, t_test, dim = _final_fit(
         method, best, X[train], y[train], X[test], classes, reg=reg, seed=seed
     )
-    mean_ap, ap = mean_average_precision(scores, y[test], classes)
+    ap = average_precision_per_class(y[test], scores, classes)
+    mean_ap = float(ap.mean())
     result = {
         "dataset": dataset,
         "condition": condition,
