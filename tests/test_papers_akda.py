@@ -18,6 +18,7 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.svm import LinearSVC
 
+from graphdr.evaluation.classifiers import fit_ovr_linear_svm
 from graphdr.methods import AKDA
 from graphdr.pipeline.claims import write_results
 from graphdr.pipeline.papers import akda, akda_report
@@ -39,7 +40,7 @@ def test_ovr_linear_svm_equals_liblinear(C):
     n, d, k = 240, 12, 4
     y = np.arange(n) % k
     Z = rng.standard_normal((n, d)) + 1.5 * np.eye(k, d)[y]
-    W, b = akda.fit_ovr_linear_svm(Z, y, np.arange(k), C, tol=1e-9)
+    W, b = fit_ovr_linear_svm(Z, y, np.arange(k), C, tol=1e-9)
     ref = LinearSVC(C=C, dual=False, tol=1e-12, max_iter=100000).fit(Z, y)
     np.testing.assert_allclose(Z @ W + b, ref.decision_function(Z), atol=1e-5)
 
@@ -70,7 +71,7 @@ def test_cross_validation_equals_brute_force():
             Zl, Zv = model.transform(X[learn]), model.transform(X[val])
             mu, sd = Zl.mean(0), Zl.std(0)
             for C in cv["C"]:
-                W, b = akda.fit_ovr_linear_svm((Zl - mu) / sd, y[learn], classes, C)
+                W, b = fit_ovr_linear_svm((Zl - mu) / sd, y[learn], classes, C)
                 S = ((Zv - mu) / sd) @ W + b
                 aps = [average_precision_score(y[val] == c, S[:, j]) for j, c in enumerate(classes)]
                 ref.setdefault((g, C), []).append(np.mean(aps))

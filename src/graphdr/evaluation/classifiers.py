@@ -3,7 +3,10 @@
 * :func:`make_classifier` (1-NN, k-NN, nearest class centroid, linear and RBF SVM, decision
   tree), with the names in :data:`CLASSIFIERS`;
 * :func:`ovr_linear_svm_scores` (one-vs-rest confidence scores) and :func:`ovr_svm_map`, the
-  scorer that ranks them by mean average precision (AKDA/AKSDA protocol).
+  scorer that ranks them by mean average precision (AKDA/AKSDA protocol);
+* :func:`fit_ovr_linear_svm`: LIBLINEAR's default linear SVM (L2-regularised squared hinge) for
+  every class at once by truncated Newton steps, our own because it is measured faster than
+  per-class ``LinearSVC`` fits on the AKDA grids (it solves all classes in one set of GEMMs).
 """
 
 from __future__ import annotations
@@ -12,11 +15,18 @@ import numpy as np
 from sklearn.neighbors import KNeighborsClassifier, NearestCentroid
 from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
+from threadpoolctl import threadpool_limits
 
 from graphdr.evaluation._checks import _check_embeddings, _check_labels, _label
 from graphdr.evaluation.metrics import mean_average_precision
 
-__all__ = ["CLASSIFIERS", "make_classifier", "ovr_linear_svm_scores", "ovr_svm_map"]
+__all__ = [
+    "CLASSIFIERS",
+    "fit_ovr_linear_svm",
+    "make_classifier",
+    "ovr_linear_svm_scores",
+    "ovr_svm_map",
+]
 
 CLASSIFIERS = ("1nn", "knn", "ncc", "linear_svm", "rbf_svm", "tree")
 
@@ -138,3 +148,81 @@ def ovr_svm_map(Z_train, y_train, Z_eval, y_eval, *, C: float = 1.0, **svm_param
     classes = np.unique(y_train)
     scores = ovr_linear_svm_scores(Z_train, y_train, Z_eval, C, classes=classes, **svm_params)
     return mean_average_precision(y_eval, scores, classes)
+
+
+def fit_ovr_linear_svm(Z, y, classes, C: float, *, tol=1e-2, max_iter=50, cg_tol=0.1, max_cg=50):
+    """One L2-regularised squared-hinge linear SVM per class (one class against the rest).
+
+    Minimises ``f(w) = 0.5 ||w||^2 + C sum_i max(0, 1 - t_i w^T [z_i, 1])^2`` for every class
+    (the bias is a constant feature and is regularised, as LIBLINEAR does with
+    ``intercept_scaling=1``; the loss is LinearSVC's default) by truncated Newton steps, all
+    classes at once: the generalised Hessian ``I + 2C Z_A^T Z_A`` (A: samples inside the margin)
+    is applied by matrix products inside conjugate gradients (stopped at ``cg_tol`` times the
+    gradient norm, as LIBLINEAR's primal solver), then a backtracking line search. Stops when
+    every gradient norm is below ``tol`` times its value at ``w = 0``. Returns ``(W, b)``: the
+    scores are ``Z W + b``.
+    """
+    Z = np.asarray(Z, dtype=np.float64)
+    n, d = Z.shape
+    # small products run faster on one BLAS thread (no spin-waiting, nothing to share)
+    threads = 1 if n * (d + 1) * len(classes) < 3e8 else None
+    with threadpool_limits(threads, user_api="blas"):
+        return _newton_svm(Z, y, classes, C, tol, max_iter, cg_tol, max_cg)
+
+
+def _newton_svm(Z, y, classes, C, tol, max_iter, cg_tol, max_cg):
+    n, d = Z.shape
+    Za = np.hstack([Z, np.ones((n, 1))])
+    T = np.where(np.asarray(y)[:, None] == np.asarray(classes)[None, :], 1.0, -1.0)
+    k = T.shape[1]
+    W = np.zeros((d + 1, k))
+    M = np.zeros((n, k))
+
+    def objective(W, M):
+        slack = np.maximum(1.0 - T * M, 0.0)
+        return 0.5 * np.sum(W * W, axis=0) + C * np.sum(slack * slack, axis=0)
+
+    f = objective(W, M)
+    g0 = None
+    for _ in range(max_iter):
+        active = (T * M < 1.0).astype(np.float64)
+        grad = W + 2.0 * C * (Za.T @ ((M - T) * active))
+        gnorm = np.linalg.norm(grad, axis=0)
+        if g0 is None:
+            g0 = np.maximum(gnorm, 1e-300)
+        todo = gnorm > tol * g0
+        if not todo.any():
+            break
+        # conjugate gradients on H s = -grad, column by column (vectorised)
+        step = np.zeros_like(W)
+        r = -grad * todo
+        p = r.copy()
+        rr = np.sum(r * r, axis=0)
+        stop = (cg_tol * gnorm) ** 2
+        for _ in range(min(d + 1, max_cg)):
+            live = rr > stop
+            if not live.any():
+                break
+            Hp = p + 2.0 * C * (Za.T @ ((Za @ p) * active))
+            pHp = np.sum(p * Hp, axis=0)
+            alpha = np.where(live, rr / np.where(pHp > 0, pHp, 1.0), 0.0)
+            step += alpha * p
+            r -= alpha * Hp
+            rr_new = np.sum(r * r, axis=0)
+            p = r + np.where(live, rr_new / np.where(rr > 0, rr, 1.0), 0.0) * p
+            rr = rr_new
+        MS = Za @ step
+        t = np.ones(k)
+        slope = np.sum(grad * step, axis=0)
+        accepted = ~todo
+        for _ in range(30):
+            trial = objective(W + step * t, M + MS * t)
+            ok = ~accepted & (trial <= f + 1e-4 * t * slope)
+            W[:, ok] += step[:, ok] * t[ok]
+            M[:, ok] += MS[:, ok] * t[ok]
+            f[ok] = trial[ok]
+            accepted |= ok
+            if accepted.all():
+                break
+            t[~accepted] *= 0.5
+    return W[:d], W[d]
