@@ -11,6 +11,7 @@ import pkgutil
 import warnings
 from pathlib import Path
 
+import pytest
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -59,6 +60,25 @@ def test_every_estimator_is_registered_and_exported():
     for cls in ALL_ESTIMATORS:
         assert getattr(graphdr, cls.__name__) is cls, f"graphdr.{cls.__name__} is not exported"
     assert set(graphdr.__all__) - {"__version__"} == {c.__name__ for c in ALL_ESTIMATORS}
+
+
+def test_registry_maps_every_estimator_to_its_defining_module():
+    """graphdr.methods.registry (the one name -> class map) against the classes themselves, and
+    the workflow's import-free reading of it (graphdr.pipeline.codedeps.estimator_module)."""
+    from graphdr.methods import FusionDistanceClassifier
+    from graphdr.methods.registry import ESTIMATOR_MODULES, estimator_class, make_estimator
+    from graphdr.pipeline.codedeps import estimator_module
+
+    every = [*ALL_ESTIMATORS, FusionDistanceClassifier]
+    assert ESTIMATOR_MODULES == {c.__name__: c.__module__ for c in every}
+    src = Path(graphdr.__file__).parents[1]
+    for cls in every:
+        assert estimator_class(cls.__name__) is cls
+        assert estimator_module(cls.__name__, src) == cls.__module__
+    assert estimator_module("LinearDiscriminantAnalysis", src) is None
+    assert make_estimator("KDA_GE", n_components=3).get_params()["n_components"] == 3
+    with pytest.raises(ValueError, match="unknown estimator 'LDA'.*known: .*LDA_GE"):
+        make_estimator("LDA")
 
 
 def test_methods_init_is_a_pure_reexport():

@@ -150,7 +150,8 @@ def estimator_code(wildcards):
 
 @functools.cache
 def _defining_module(estimator):
-    return codedeps.defining_module(estimator, "graphdr.methods", SRC)
+    """The module of a registered estimator (graphdr.methods.registry), or None."""
+    return codedeps.estimator_module(estimator, SRC)
 
 
 # ---- config lookups (input/params functions of wildcards) -----------------------------------

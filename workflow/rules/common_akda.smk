@@ -4,18 +4,10 @@
 AKDA = config.get("papers", {}).get("akda", {})
 
 
-# module of each kernel DR estimator (as graphdr.pipeline.papers.akda.METHOD_MODULES)
-AKDA_METHOD_MODULES = {
-    m: "graphdr.methods.discriminant" for m in ("KDA", "GDA", "SRKDA", "AKDA")
-}
-AKDA_METHOD_MODULES |= {
-    m: "graphdr.methods.subclass" for m in ("KSDA", "GSDA", "AKSDA")
-}
-
-
 def akda_run_code(wildcards):
-    """Code inputs of one run: the protocol module and the module of its method, if any."""
-    extra = AKDA_METHOD_MODULES.get(wildcards.akda_method)
+    """Code inputs of one run: the protocol module and the module of its method, if it is a
+    registered estimator (graphdr.methods.registry)."""
+    extra = _defining_module(wildcards.akda_method)
     return code("graphdr.pipeline.papers.akda", *([extra] if extra else []))
 
 

@@ -157,6 +157,23 @@ def defining_module(name: str, package: str, src: str | Path) -> str | None:
     return None
 
 
+def _literal_mapping(module: str, name: str, src: str | Path) -> dict:
+    """The literal dict assigned to ``name`` at top level of ``module`` (read, not imported)."""
+    path = module_path(module, Path(src))
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in tree.body:
+        targets = (
+            [getattr(t, "id", None) for t in node.targets]
+            if isinstance(node, ast.Assign)
+            else [getattr(node.target, "id", None)]
+            if isinstance(node, ast.AnnAssign)
+            else []
+        )
+        if targets == [name]:
+            return ast.literal_eval(node.value)
+    raise ValueError(f"{path} has no literal {name} mapping.")
+
+
 def loader_module(loader: str, src: str | Path, package: str = "graphdr.datasets") -> str:
     """Dotted name of the module defining registry loader ``loader`` (no import).
 
@@ -164,16 +181,14 @@ def loader_module(loader: str, src: str | Path, package: str = "graphdr.datasets
     ``graphdr.datasets._load``, which imports a loader only when it is used: a prepare job
     depends on the data stage plus this one module. Raises ``ValueError`` for an unknown loader.
     """
-    path = module_path(f"{package}._load", Path(src))
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [
-            "LOADERS"
-        ]:
-            loaders = ast.literal_eval(node.value)
-            break
-    else:
-        raise ValueError(f"{path} has no literal LOADERS mapping.")
+    loaders = _literal_mapping(f"{package}._load", "LOADERS", src)
     if loader not in loaders:
         raise ValueError(f"unknown dataset loader {loader!r}; known: {sorted(loaders)}.")
     return f"{package}.{loaders[loader].split(':')[0]}"
+
+
+def estimator_module(name: str, src: str | Path) -> str | None:
+    """Dotted name of the module defining estimator ``name``, from the literal
+    ``ESTIMATOR_MODULES`` of :mod:`graphdr.methods.registry` (no import); None for a name the
+    registry does not hold (a scikit-learn model of a paper protocol, say)."""
+    return _literal_mapping("graphdr.methods.registry", "ESTIMATOR_MODULES", src).get(name)

@@ -12,7 +12,6 @@ The model is fit once at its largest dimension; smaller dimensions are its leadi
 
 from __future__ import annotations
 
-import importlib
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -24,6 +23,7 @@ from sklearn.preprocessing import MinMaxScaler, Normalizer, StandardScaler
 from graphdr.datasets.prepared import load_npz
 from graphdr.evaluation.classifiers import make_classifier
 from graphdr.evaluation.selection import select_hyperparameters
+from graphdr.methods.registry import estimator_class
 from graphdr.pipeline import io, splits
 
 #: preprocessing steps a config may name, fitted on the training part
@@ -33,17 +33,10 @@ PREPROCESSORS: dict[str, Callable] = {
     "normalizer": Normalizer,
 }
 
-ESTIMATOR_PACKAGE = "graphdr.methods"
-
 
 def resolve_estimator(name: str) -> type:
-    """The estimator class ``graphdr.methods.<name>``, with the known names in the error."""
-    module = importlib.import_module(ESTIMATOR_PACKAGE)
-    est = getattr(module, name, None)
-    if est is None or not callable(est):
-        known = sorted(getattr(module, "__all__", []))
-        raise ValueError(f"estimator {name!r} is not in {ESTIMATOR_PACKAGE}; known: {known}.")
-    return est
+    """The estimator class registered as ``name`` (:mod:`graphdr.methods.registry`)."""
+    return estimator_class(name)
 
 
 def estimator_factory(

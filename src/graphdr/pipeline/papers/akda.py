@@ -27,7 +27,6 @@ is searched as multiples of ``1 / mean squared distance``.
 
 from __future__ import annotations
 
-import importlib
 import os
 import time
 import warnings
@@ -40,13 +39,13 @@ from graphdr import reporting
 from graphdr.datasets.prepared import load_npz
 from graphdr.evaluation.classifiers import fit_ovr_linear_svm
 from graphdr.evaluation.metrics import average_precision_per_class
+from graphdr.methods.registry import estimator_class, make_estimator
 from graphdr.pipeline import io
 
 __all__ = [
     "KERNEL_DR",
     "LINEAR_DR",
     "METHODS",
-    "METHOD_MODULES",
     "SUBCLASS_DR",
     "akda_run",
     "akda_toy",
@@ -96,19 +95,13 @@ def skip_reason(method: str, spec: Mapping, n_train: int) -> str | None:
 
 #: module defining each kernel DR estimator (imported by name, so that a workflow job depends on
 #: its own method's module only: workflow/rules/common_akda.smk uses the same mapping)
-METHOD_MODULES = {m: "graphdr.methods.discriminant" for m in ("KDA", "GDA", "SRKDA", "AKDA")} | {
-    m: "graphdr.methods.subclass" for m in SUBCLASS_DR
-}
-
-
 def _estimator(method: str, params: Mapping, *, reg: float, seed: int, n_classes: int = 2):
     if method in KERNEL_DR:
-        module = importlib.import_module(METHOD_MODULES[method])
         extra = {"center": True} if method == "SRKDA" else {}
         if method in SUBCLASS_DR:
             extra["n_subclasses"] = int(params["n_subclasses"])
             extra["random_state"] = seed
-        return getattr(module, method)(kernel="precomputed", reg=reg, **extra)
+        return make_estimator(method, kernel="precomputed", reg=reg, **extra)
     if method == "PCA":
         from sklearn.decomposition import PCA
 
@@ -409,8 +402,7 @@ def akda_toy(
     """
     from graphdr.plotting import plot_embedding
 
-    module = importlib.import_module(METHOD_MODULES["AKDA"])
-    AKDA, KDA = module.AKDA, module.KDA
+    AKDA, KDA = estimator_class("AKDA"), estimator_class("KDA")
 
     data = load_npz(prepared)
     X, y = np.asarray(data.X, dtype=np.float64), np.asarray(data.y)

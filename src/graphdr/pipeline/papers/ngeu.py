@@ -34,6 +34,7 @@ from graphdr.datasets.prepared import load_npz
 from graphdr.evaluation.classifiers import make_classifier
 from graphdr.evaluation.metrics import accuracy
 from graphdr.evaluation.selection import score_dimensions
+from graphdr.methods.registry import make_estimator
 from graphdr.pipeline import io
 
 __all__ = [
@@ -285,16 +286,13 @@ def _variance(method: Mapping, point: Mapping, nn: Mapping, fold: int):
 
 
 def _estimator(method: Mapping, point: Mapping, n_components: int | None):
-    from graphdr.methods import graph_embedding, uncertain
-
     name = method["estimator"]
     params = {k: v for k, v in point.items() if k not in ("gamma_scale", "beta")}
     scheme = method.get("uncertainty", "none")
     if name.endswith("GEU"):  # GEU / NGEU: variances are given to fit, or the constant scheme
         params["uncertainty"] = "constant" if scheme == "constant" else None
     params |= dict(method.get("params", {}))
-    module = uncertain if name.endswith("GEU") else graph_embedding
-    return getattr(module, name)(n_components=n_components, **params)
+    return make_estimator(name, n_components=n_components, **params)
 
 
 def fit_grid_point(method, point, X_train, y_train, variance, n_components):
