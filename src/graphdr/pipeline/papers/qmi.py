@@ -110,6 +110,15 @@ def _display(errors, classifier, methods, labels) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _scale_text(cfg: Mapping) -> str:
+    rules = {m: cfg["scale"][m] for m in cfg["methods"]}
+    if all(rules[m] == qs.OWN_SCALE[m] for m in rules):
+        return "by each method's own constraint (NOTES.md)"
+    if len(set(rules.values())) == 1:
+        return f"uniformly ({next(iter(rules.values())).replace('_', ' ')} columns)"
+    return "as " + ", ".join(f"{m} {r.replace('_', ' ')}" for m, r in rules.items())
+
+
 def load_runs(runs: Mapping[str, Sequence[str]]):
     """(long errors with a ``dataset`` column, records, timings) of a study's runs.
 
@@ -131,9 +140,11 @@ def classifier_table(runs, *, cfg: Mapping, classifier: str, name: str, stem) ->
     shown = _display(errors, classifier, methods, list(runs))
     caption = (
         f"{name} (reproduced): {CLASSIFIER_NAMES[classifier]} error (%) after each DR method, "
-        f"the minimum over dimensions of the {cfg['folds']}-fold CV error, ± the std over the "
-        "folds at that dimension, the dimension in parentheses; last row: datasets won within "
-        "the kernel / linear group (methods that a paired Wilcoxon test over the folds, "
+        f"the minimum over dimensions of the mean {cfg['folds']}-fold CV error over "
+        f"{cfg['repeats']} repeat(s) (fold seeds {cfg['seed']}..{cfg['seed'] + cfg['repeats'] - 1}),"
+        " ± the std over those splits at that dimension, the dimension in parentheses; embeddings "
+        f"scaled {_scale_text(cfg)}; last row: datasets won within "
+        "the kernel / linear group (methods that a paired Wilcoxon test over the splits, "
         "Holm-corrected at the ledger's level, cannot separate from the best share the win). The "
         "paper's values are not available (table bodies lost in the paper text): see NOTES.md."
     )
@@ -243,7 +254,9 @@ def results_frame(studies: Mapping[str, Mapping]) -> pd.DataFrame:
     the fold-averaged curve, ties: the smallest dimension); ``curve_mean_error`` — each fold's
     mean error over the dimension curve (Figures 5-6: the whole curve, not its best point);
     ``angle_<A>_<B>_deg`` — each fold's largest principal angle between the training embeddings
-    of two methods that coincide by construction (the ledger's equivalence diagnostic).
+    of two methods that coincide by construction (the ledger's equivalence diagnostic);
+    ``kernel_rank_fraction`` (method ``kernel``) — the kept eigenpairs of each fold's centred
+    training kernel over the N - 1 it can have (1: full rank, where KQMI and GDA coincide).
     """
     parts = []
     for name, spec in studies.items():
@@ -290,7 +303,23 @@ def results_frame(studies: Mapping[str, Mapping]) -> pd.DataFrame:
             for pair, per_fold in rec.get("subspace_angles_deg", {}).items()
             for fold, angle in enumerate(per_fold)
         ]
-        parts.append(pd.DataFrame(angles, columns=parts[-1].columns))
+        ranks = [
+            {
+                "paper": "qmi",
+                "study": base,
+                "variant": variant,
+                "dataset": d,
+                "method": "kernel",
+                "classifier": "",
+                "dimension": "",
+                "split": str(fold),
+                "metric": "kernel_rank_fraction",
+                "value": value,
+            }
+            for d, rec in records.items()
+            for fold, value in enumerate(rec.get("kernel_rank_fraction", []))
+        ]
+        parts.append(pd.DataFrame(angles + ranks, columns=parts[-1].columns))
     out = pd.concat(parts, ignore_index=True)
     keys = ["study", "variant", "metric", "classifier", "dataset", "method", "split"]
     order = out["split"].astype(int)
@@ -336,10 +365,11 @@ def _visual_estimators(n_classes: int, cfg: Mapping) -> dict:
 
     g, tol = cfg["gamma"], cfg["kernel_tol"]
     k = cfg["lpp_neighbors"]
+    graph = {"mutual": cfg["lpp_mutual"], "connect": cfg["lpp_connect"]}
     return {
         "kernel": {
             "KQMI": KQMI(2, gamma=g, tol=tol, unit_covariance=True),
-            "KLPP": KLPP_GE(2, gamma=g, tol=tol, n_neighbors=k),
+            "KLPP": KLPP_GE(2, gamma=g, tol=tol, n_neighbors=k, **graph),
             "GDA": GDA(2, gamma=g, rtol=tol),
             "CKFD": CKFD(2, gamma=g, tol=tol, theta=cfg["ckfd_theta"]),
             "KPCA": KPCA_GE(2, gamma=g, tol=tol),
@@ -348,8 +378,8 @@ def _visual_estimators(n_classes: int, cfg: Mapping) -> dict:
             "LQMI": LQMI(2),
             "LDA": LDA_GE(2),
             "PCA": PCA_GE(2),
-            "LPP (supervised)": LPP_GE(2, n_neighbors=k),
-            "LPP": LPP_GE(2, n_neighbors=k, supervised=False),
+            "LPP (supervised)": LPP_GE(2, n_neighbors=k, **graph),
+            "LPP": LPP_GE(2, n_neighbors=k, supervised=False, mutual=cfg["lpp_mutual"]),
         },
     }
 
