@@ -371,3 +371,50 @@ def test_sweep_records_kernel_rank_and_klpp_graph_per_split(data):
     assert all(0 < r <= 1 for r in rec["kernel_rank_fraction"])
     pieces = np.array(rec["klpp_graph_components"])
     assert pieces.shape == (6, 2) and (pieces[:, 0] >= 4).all()  # at least one piece per class
+
+
+# ---- Figures 1-4 scored: LOO 1-NN error of held-out 2-D projections ----------------------------
+
+
+def test_loo_1nn_error_matches_scikit_learn_leave_one_out():
+    from sklearn.model_selection import LeaveOneOut, cross_val_score
+
+    rng = np.random.default_rng(0)
+    Z, y = rng.normal(size=(60, 2)), rng.integers(0, 3, 60)
+    ref = 1 - cross_val_score(KNeighborsClassifier(1), Z, y, cv=LeaveOneOut()).mean()
+    assert qmi.loo_1nn_error(Z, y) == pytest.approx(ref)
+    assert (
+        qmi.loo_1nn_error(np.repeat([[0.0, 0.0], [9.0, 9.0]], 5, axis=0), np.repeat([0, 1], 5)) == 0
+    )
+
+
+def test_visual_splits_are_stratified_halves_and_projections_are_held_out():
+    y = np.repeat([0, 1, 2], 20)
+    splits = qmi.visual_splits(y, n_splits=3)
+    assert len(splits) == 3
+    for train, test in splits:
+        assert len(test) == 30 and not set(train) & set(test)
+        assert np.bincount(y[test]).tolist() == [10, 10, 10]
+    X = np.random.default_rng(1).normal(size=(60, 4)) + y[:, None]
+    cfg = qmi.protocol({"preprocessing": "minmax"})
+    proj = qmi.visual_projections(X, y, cfg, *splits[0])
+    assert {"kernel", "linear"} == set(proj)
+    for group in proj.values():
+        for Z in group.values():
+            assert Z.shape == (30, 2) and np.isfinite(Z).all()
+
+
+def test_results_frame_carries_the_visual_scores(tmp_path):
+    errors = _fold_errors({("A", "KQMI"): 0.1, ("A", "GDA"): 0.2}, folds=2)
+    err, rec, tim = (tmp_path / x for x in ("e.csv", "r.json", "t.json"))
+    errors.drop(columns="dataset").to_csv(err, index=False)
+    rec.write_text("{}")
+    tim.write_text("{}")
+    vis = tmp_path / "v.csv"
+    pd.DataFrame(
+        {"dataset": "d", "method": ["KQMI", "GDA"] * 2, "split": [0, 0, 1, 1], "loo_1nn_error": 5.0}
+    ).to_csv(vis, index=False)
+    frame = qmi.results_frame({"benchmarks": {"runs": {"A": (err, rec, tim)}}}, {"Swiss": vis})
+    part = frame[frame["study"] == "visualisation"]
+    assert len(part) == 4 and set(part["metric"]) == {"loo_1nn_error"}
+    assert set(part["dataset"]) == {"Swiss"} and set(part["split"]) == {"0", "1"}

@@ -245,7 +245,7 @@ def _with_paper_sizes(info: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
 # ---- the tidy results frame of the claims ledger ------------------------------------------------
 
 
-def results_frame(studies: Mapping[str, Mapping]) -> pd.DataFrame:
+def results_frame(studies: Mapping[str, Mapping], visual: Mapping | None = None) -> pd.DataFrame:
     """Paper 001's tidy results frame (``docs/claims.md``): one row per fold.
 
     ``studies`` maps a study name to ``{"runs": <as load_runs>, "sensitivity_of": str | None}``;
@@ -257,6 +257,8 @@ def results_frame(studies: Mapping[str, Mapping]) -> pd.DataFrame:
     of two methods that coincide by construction (the ledger's equivalence diagnostic);
     ``kernel_rank_fraction`` (method ``kernel``) — the kept eigenpairs of each fold's centred
     training kernel over the N - 1 it can have (1: full rank, where KQMI and GDA coincide).
+    ``visual`` maps a dataset label to the scores CSV of :func:`visualise`: study
+    ``visualisation``, metric ``loo_1nn_error`` (percent), one row per held-out half.
     """
     parts = []
     for name, spec in studies.items():
@@ -320,15 +322,33 @@ def results_frame(studies: Mapping[str, Mapping]) -> pd.DataFrame:
             for fold, value in enumerate(rec.get("kernel_rank_fraction", []))
         ]
         parts.append(pd.DataFrame(angles + ranks, columns=parts[-1].columns))
+    for label, path in (visual or {}).items():
+        sc = pd.read_csv(path)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "paper": "qmi",
+                    "study": "visualisation",
+                    "variant": "primary",
+                    "dataset": label,
+                    "method": sc["method"],
+                    "classifier": "",
+                    "dimension": "2",
+                    "split": sc["split"].astype(int).astype(str),
+                    "metric": "loo_1nn_error",
+                    "value": sc["loo_1nn_error"].round(10),
+                }
+            )
+        )
     out = pd.concat(parts, ignore_index=True)
     keys = ["study", "variant", "metric", "classifier", "dataset", "method", "split"]
     order = out["split"].astype(int)
     return out.assign(_o=order).sort_values([*keys[:-1], "_o"], kind="stable").drop(columns="_o")
 
 
-def write_results(studies: Mapping[str, Mapping], output) -> pd.DataFrame:
+def write_results(studies: Mapping[str, Mapping], output, visual=None) -> pd.DataFrame:
     """:func:`results_frame`, written as CSV (deterministic bytes)."""
-    frame = results_frame(studies)
+    frame = results_frame(studies, visual)
     io.write_csv(frame, output)
     return frame
 
@@ -384,31 +404,82 @@ def _visual_estimators(n_classes: int, cfg: Mapping) -> dict:
     }
 
 
-def visualise(prepared, cfg: Mapping, *, title: str, kernel_stem, linear_stem) -> None:
-    """Figures 1-4: every sample projected to 2-D by the kernel and by the linear methods."""
+#: method names of the 2-D scores (the results frame) for the figure labels
+VISUAL_NAMES = {"LPP (supervised)": "LPP", "LPP": "LPP_unsup"}
+#: held-out halves scored per visualisation dataset (split 0 is the one drawn)
+VISUAL_SPLITS = 10
+
+
+def loo_1nn_error(Z: np.ndarray, y: np.ndarray) -> float:
+    """Leave-one-out 1-NN error of the points ``Z`` among themselves (ties: the lower index): the
+    class separability of a 2-D projection, one number per projection."""
+    d2 = ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(axis=-1)
+    np.fill_diagonal(d2, np.inf)
+    return float(np.mean(y[np.argmin(d2, axis=1)] != y))
+
+
+def visual_splits(y, n_splits: int = VISUAL_SPLITS, seed: int = 0):
+    """Stratified halves (scikit-learn ``StratifiedShuffleSplit``, test size 1/2)."""
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    sss = StratifiedShuffleSplit(n_splits=n_splits, test_size=0.5, random_state=seed)
+    return list(sss.split(np.zeros(len(y)), y))
+
+
+def visual_projections(X, y, cfg: Mapping, train, test) -> dict:
+    """{group: {label: held-out 2-D projection}}: every method of Figures 1-4 fitted on the
+    training half (features scaled, PCA step of the linear methods, on that half only)."""
+    X_tr, X_te = qs.scale_features(X[train], X[test], cfg["preprocessing"])
+    lin_tr, lin_te = X_tr, X_te
+    if cfg.get("linear_pca_variance"):
+        mean, basis = qs.pca_variance_basis(X_tr, cfg["linear_pca_variance"])
+        lin_tr, lin_te = (X_tr - mean) @ basis, (X_te - mean) @ basis
+    out = {}
+    for group, ests in _visual_estimators(np.unique(y).size, cfg).items():
+        a, b = (X_tr, X_te) if group == "kernel" else (lin_tr, lin_te)
+        out[group] = {name: est.fit(a, y[train]).transform(b) for name, est in ests.items()}
+    return out
+
+
+def visualise(prepared, cfg: Mapping, *, title: str, kernel_stem, linear_stem, scores=None):
+    """Figures 1-4, on held-out points: each method fitted on a stratified half and the other
+    half projected to 2-D (split 0 drawn), and the LOO 1-NN error of the held-out projection on
+    :data:`VISUAL_SPLITS` halves (``scores``: CSV ``dataset, method, split, loo_1nn_error``).
+
+    Held out because on its own training points a near-full-rank kernel method collapses each
+    class to a point by interpolation (KQMI, GDA): the paper's figures show training points."""
     from graphdr.plotting import embedding_legend, plot_embedding
 
     ds = load_npz(prepared)
     cfg = protocol(cfg)
-    X = qs.scale_features(ds.X, ds.X[:1], cfg["preprocessing"])[0]
-    X_lin = X
-    if cfg.get("linear_pca_variance"):
-        mean, basis = qs.pca_variance_basis(X, cfg["linear_pca_variance"])
-        X_lin = (X - mean) @ basis
-    groups = _visual_estimators(ds.n_classes, cfg)
+    rows, drawn = [], None
+    for split, (train, test) in enumerate(visual_splits(ds.y)):
+        proj = visual_projections(ds.X, ds.y, cfg, train, test)
+        if split == 0:
+            drawn = (proj, ds.y[test])
+        for group in proj.values():
+            for name, Z in group.items():
+                err = loo_1nn_error(Z, ds.y[test])
+                rows.append((ds.name, VISUAL_NAMES.get(name, name), split, 100.0 * err))
+    frame = pd.DataFrame(rows, columns=["dataset", "method", "split", "loo_1nn_error"])
+    if scores is not None:
+        io.write_csv(frame, scores)
+    first = frame[frame["split"] == 0].set_index("method")["loo_1nn_error"]
+    proj, y_test = drawn
     for group, stem in (("kernel", kernel_stem), ("linear", linear_stem)):
-        ests = groups[group]
+        ests = proj[group]
         nrows, ncols = reporting.panel_grid(len(ests))
         with reporting.figure_style(**{"figure.figsize": (2.2 * ncols + 0.4, 2.2 * nrows + 0.5)}):
             fig = reporting.new_figure()
             axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-            for ax, (name, est) in zip(axes, ests.items(), strict=False):
-                Z = est.fit(X if group == "kernel" else X_lin, ds.y).transform(
-                    X if group == "kernel" else X_lin
-                )
-                plot_embedding(Z, ds.y, ax, s=3, legend=False, title=name)
+            for ax, (name, Z) in zip(axes, ests.items(), strict=False):
+                err = first[VISUAL_NAMES.get(name, name)]
+                plot_embedding(Z, y_test, ax, s=3, legend=False, title=f"{name}: {err:.1f} %")
             for ax in axes[len(ests) :]:
                 ax.set_axis_off()
             embedding_legend(axes[0], figure=fig)
-            fig.suptitle(f"{title}: 2-D projections, {group} methods")
+            fig.suptitle(
+                f"{title}: held-out half in 2-D, {group} methods (LOO 1-NN error)", fontsize=8
+            )
             reporting.save_figure(fig, stem)
+    return frame
