@@ -173,7 +173,7 @@ def study_summary(
                 "n": r["n_samples"],
                 "d": r["n_features"],
                 "C": r["n_classes"],
-                "folds": r["n_folds"],
+                "splits": r["n_folds"],
                 "decompositions": r["n_decompositions"],
                 "SVM fits capped": r.get("svm_capped", 0),
             }
@@ -185,7 +185,8 @@ def study_summary(
     reporting.write_table(
         info,
         datasets_stem,
-        caption=f"Datasets of the {study} sweep: samples n, features d, classes C, CV folds, "
+        caption=f"Datasets of the {study} sweep: samples n, features d, classes C, CV splits "
+        "(repeats x folds), "
         "and the O(N^3) decompositions over all folds (one kernel EVD per fold shared by every "
         "kernel method, plus KLPP's generalised eigenproblem).",
     )
@@ -213,7 +214,7 @@ def study_summary(
         timing,
         timing_stem,
         caption="MEASURED on this machine: wall time and CPU time of each dataset's sweep job "
-        "(every fold, method and classifier; one thread each, two jobs at a time on 2 cores) and "
+        "(every split, method and classifier; one thread each, two jobs at a time on 2 cores) and "
         "the number of O(N^3) decompositions. The machine was shared with other jobs: CPU "
         "seconds are the load-independent measure (their sum / 2 = the wall time of the sweep "
         "on 2 free cores).",
@@ -237,7 +238,7 @@ def _with_paper_sizes(info: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
             row["dataset"] = f"{name} (not available: user-supplied file only)"
         rows.append(row)
     shown = pd.DataFrame(rows)
-    order = ["dataset", "n (paper)", "n", "C (paper)", "C", "d", "folds", "decompositions"]
+    order = ["dataset", "n (paper)", "n", "C (paper)", "C", "d", "splits", "decompositions"]
     order += [c for c in shown.columns if c not in order]
     return shown[order].astype({c: "Int64" for c in order[1:]})
 
