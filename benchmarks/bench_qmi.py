@@ -20,8 +20,13 @@ Paper 001's benchmark sweep (Tables II-V), one training fold of an 800 x 18, 4-c
   builds its kernel and decomposes it) — target <= 0.6 (two O(N^3) decompositions instead of
   six; CPU seconds, because wall-clock ratios of ~1 s calls were noise on the shared machine);
 * the decompositions per fold (shared: the EVD and KLPP's eigenproblem);
-* the full sweep's measured wall time, read from ``paper_figures/qmi/benchmarks_sweep_timing.csv``
-  when the full protocol has run (sum of the per-dataset jobs; target <= 900 s on 2 cores).
+* the full sweep's measured time, read from ``paper_figures/qmi/benchmarks_sweep_timing.csv``
+  when the full protocol has run (every dataset, fold and repeat): the CPU seconds summed over
+  the per-dataset jobs (single-threaded, so the summed job time on an idle machine) — target
+  <= 1200 s (20 minutes); the wall seconds summed over the jobs on the shared machine for
+  information.
+
+The KLPP of both paths uses the protocol's graph (mutual k-NN, pieces joined).
 
 Times are the best of interleaved rounds after a warm-up round.
 """
@@ -144,7 +149,8 @@ def _sweep_rows(quick: bool) -> list[dict]:
 
     def shared():
         fold = qs.SharedKernelFold(X_tr, y_tr, X_te, gamma=0.5, tol=1e-6)
-        fold.kqmi(), fold.gda(), fold.ckfd(), fold.kpca(50), fold.klpp(50)
+        fold.kqmi(), fold.gda(), fold.ckfd(), fold.kpca(50)
+        fold.klpp(50, mutual=True, connect=True)
         return fold.n_decompositions
 
     def separate():
@@ -153,7 +159,7 @@ def _sweep_rows(quick: bool) -> list[dict]:
             GDA(gamma=0.5, rtol=1e-6, reg=1e-8),
             CKFD(gamma=0.5),
             KPCA_GE(50, gamma=0.5),
-            KLPP_GE(50, gamma=0.5),
+            KLPP_GE(50, gamma=0.5, mutual=True, connect=True),
         ):
             est.fit(X_tr, y_tr).transform(X_te)
 
@@ -184,11 +190,12 @@ def _sweep_rows(quick: bool) -> list[dict]:
         rows.append(
             row(
                 "qmi full sweep, Tables II-V (measured by the workflow)",
-                "seconds, sum of the per-dataset jobs",
-                float(total["seconds"]),
-                at_most=900,
-                details=f"{int(total['decompositions'])} decompositions over "
-                f"{len(frame) - 1} datasets x 10 folds ({timing.name})",
+                "CPU seconds, sum of the per-dataset jobs",
+                float(total["cpu_seconds"]),
+                at_most=1200,
+                details=f"{float(total['seconds']):.0f} s wall summed over the jobs on the "
+                f"shared machine; {int(total['decompositions'])} decompositions over "
+                f"{len(frame) - 1} datasets x every fold and repeat ({timing.name})",
             )
         )
     return rows

@@ -442,3 +442,46 @@ def test_kpca_leading_path_still_states_the_rank_bound():
     X = np.random.default_rng(12).normal(size=(30, 2))  # linear kernel: centred rank 2
     with pytest.raises(ValueError, match=r"n_components=3 is larger than the rank of the centred"):
         KPCA_GE(n_components=3, kernel="linear").fit(X)
+
+
+# ---- hidden failure: a within-class k-NN graph in pieces ---------------------------------------
+
+
+def _split_classes(seed=0, n_features=15):
+    """3 classes, each made of 4 tight clusters of 6 points scattered among the other classes'
+    clusters: every within-class 5-NN graph has 4 components (12 in all), and any cluster
+    indicator is a linear function of the data (12 affinely independent centres in 15-D)."""
+    rng = np.random.default_rng(seed)
+    centres = 3.0 * rng.normal(size=(12, n_features))
+    X = np.vstack([c + 0.05 * rng.normal(size=(6, n_features)) for c in centres])
+    return X, np.repeat(np.arange(12) % 3, 6)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: LPP_GE(2, **kw),
+        lambda **kw: KLPP_GE(2, gamma=0.01, **kw),
+    ],
+    ids=["LPP", "KLPP"],
+)
+def test_lpp_on_a_graph_in_pieces_is_finite_and_separates_the_classes(make, seed):
+    """Without the guard the smallest directions are indicators of the pieces (zero ratio), not
+    of the classes; with the paper's mutual rule and the joining edges every class is one
+    component, the embedding is finite, of full rank, and the class means separate the classes
+    (nearest-centroid error 0, the majority-class error being 2/3)."""
+    from sklearn.neighbors import NearestCentroid
+
+    X, y = _split_classes(seed)
+    assert lpp_graph(y, X, n_neighbors=5).meta["n_class_components"] == 12
+    guarded = make(mutual=True, connect=True)
+    Z = guarded.fit_transform(X, y)
+    assert np.isfinite(Z).all() and np.linalg.matrix_rank(Z) == 2
+    assert (Z.std(axis=0) > 0).all()
+    assert guarded.graph_meta_["n_connecting_edges"] == 9  # 3 per class joins its 4 pieces
+    error = 1 - NearestCentroid().fit(Z, y).score(Z, y)
+    assert error == 0.0
+    unguarded = make()
+    Z0 = unguarded.fit_transform(X, y)
+    assert 1 - NearestCentroid().fit(Z0, y).score(Z0, y) > 0.2  # the failure the guard removes

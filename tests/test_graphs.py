@@ -280,3 +280,68 @@ def test_k_smallest_against_stable_argsort():
         np.testing.assert_array_equal(k_smallest(D, k), np.argsort(D, axis=1, kind="stable")[:, :k])
     with pytest.raises(ValueError, match="k=13 must be between 1 and"):
         k_smallest(D, 13)
+
+
+# ------------------------------------------------------------------ mutual rule, joined pieces
+
+
+def test_mutual_lpp_graph_keeps_the_edges_chosen_both_ways():
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(40, 3)), np.repeat([0, 1], 20)
+    D2 = _sqdist(X)
+    chosen = np.zeros((40, 40), dtype=bool)
+    for c in (0, 1):
+        idx = np.flatnonzero(y == c)
+        for i in idx:
+            d = D2[i, idx].copy()
+            d[idx == i] = np.inf
+            chosen[i, idx[np.argsort(d, kind="stable")[:4]]] = True
+    g_or = lpp_graph(y, X, n_neighbors=4, heat_t=np.inf).intrinsic
+    g_and = lpp_graph(y, X, n_neighbors=4, heat_t=np.inf, mutual=True).intrinsic
+    adj = lambda g: np.diag(np.diag(g.toarray())) - g.toarray() > 0  # noqa: E731
+    np.testing.assert_array_equal(adj(g_or), chosen | chosen.T)
+    np.testing.assert_array_equal(adj(g_and), chosen & chosen.T)
+
+
+def test_joined_lpp_graph_adds_the_shortest_edges_between_pieces():
+    """A class of three tight clusters on a line: its 3-NN graph has 3 pieces; joining adds the
+    two shortest between-cluster pairs (brute force), heat-weighted, and nothing else."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([[0.0, 0.0], [5.0, 0.0], [12.0, 0.0]])[:, None, :] + 0.1 * rng.normal(
+        size=(3, 4, 2)
+    )
+    X, y = X.reshape(-1, 2), np.zeros(12, dtype=int)
+    D2 = _sqdist(X)
+    plain = lpp_graph(y, X, n_neighbors=3)
+    joined = lpp_graph(y, X, n_neighbors=3, connect=True)
+    assert plain.meta["n_class_components"] == 3 and plain.meta["n_connecting_edges"] == 0
+    assert joined.meta["n_connecting_edges"] == 2
+    W0 = -plain.intrinsic.toarray()
+    W1 = -joined.intrinsic.toarray()
+    np.fill_diagonal(W0, 0)
+    np.fill_diagonal(W1, 0)
+    added = np.argwhere(np.triu((W1 > 0) & ~(W0 > 0)))
+    block = lambda a, b: D2[4 * a : 4 * a + 4, 4 * b : 4 * b + 4]  # noqa: E731
+    expected = sorted(
+        (4 * a + i, 4 * b + j)
+        for a, b in ((0, 1), (1, 2))
+        for i, j in [np.unravel_index(np.argmin(block(a, b)), (4, 4))]
+    )
+    assert sorted(map(tuple, added)) == expected
+    assert (W1[tuple(np.array(expected).T)] > 1e-3).all()  # weights that do not underflow
+    assert (np.diag(joined.penalty.toarray()) > 0).all()
+    from scipy.sparse.csgraph import connected_components
+
+    assert connected_components(sp.csr_array(W1 > 0), directed=False)[0] == 1
+    # the same from precomputed distances
+    again = lpp_graph(y, sq_distances=D2, n_neighbors=3, connect=True)
+    np.testing.assert_allclose(again.intrinsic.toarray(), joined.intrinsic.toarray())
+
+
+def test_lpp_graph_builder_passes_the_rule_and_the_guard():
+    rng = np.random.default_rng(1)
+    X, y = rng.normal(size=(30, 2)), np.repeat([0, 1, 2], 10)
+    g = LPPGraph(3, None, True, mutual=True, connect=True)(y, X)
+    ref = lpp_graph(y, X, n_neighbors=3, mutual=True, connect=True)
+    np.testing.assert_allclose(g.intrinsic.toarray(), ref.intrinsic.toarray())
+    assert LPPGraph(3) == LPPGraph(3, mutual=False, connect=False)  # defaults: round-1 graph

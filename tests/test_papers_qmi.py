@@ -183,7 +183,11 @@ def test_fold_errors_cover_every_method_classifier_and_dimension(data):
     cfg = qmi.protocol({"max_dim": 6, "classifiers": ["ncc", "knn", "rbf_svm"]})
     frame, counts = qs.fold_errors(X_tr, y_tr, X_te, y_te, cfg)
     angles = counts.pop("angles")
-    assert counts == {"decompositions": 2, "svm_capped": 0}
+    assert {k: counts[k] for k in ("decompositions", "svm_capped")} == {
+        "decompositions": 2,
+        "svm_capped": 0,
+    }
+    assert counts["klpp_components"] >= 4 and counts["kernel_rank"] == pytest.approx(1.0)
     # KQMI / GDA and LQMI / LDA span one subspace here (full-rank kernel, the ledger's diagnostic)
     assert set(angles) == {"KQMI~GDA", "LQMI~LDA"} and max(angles.values()) < 1e-2
     assert set(frame["method"]) == set(cfg["methods"])
@@ -277,6 +281,140 @@ def test_results_frame_has_one_row_per_fold_and_sensitivity_studies_as_variants(
 def test_protocol_merges_defaults_and_rejects_unknown_keys():
     cfg = qmi.protocol({"folds": 3, "scale": {"GDA": "native"}})
     assert cfg["folds"] == 3 and cfg["svm_C"] == 100.0
-    assert cfg["scale"] == {"KQMI": "unit_variance", "CKFD": "native", "GDA": "native"}
+    assert cfg["scale"] == {**qs.OWN_SCALE, "GDA": "native"}
+    assert qmi.protocol({})["scale"] == qs.OWN_SCALE
+    assert set(qmi.protocol({"scale": "unit_variance"})["scale"].values()) == {"unit_variance"}
     with pytest.raises(ValueError, match="unknown protocol keys"):
         qmi.protocol({"fold": 3})
+    with pytest.raises(ValueError, match="scale must be"):
+        qmi.protocol({"scale": "whiten"})
+    with pytest.raises(ValueError, match="unknown method"):
+        qmi.protocol({"scale": {"KDA": "native"}})
+
+
+# ---- each method scaled by its own constraint ---------------------------------------------------
+
+
+def test_own_scaling_meets_each_methods_constraint(data, fold):
+    """The primary run's columns satisfy the constraint each method defines: KQMI unit
+    covariance (eq. 22), GDA / KPCA / KQMI_noUC unit feature-space norm, KLPP the GE constraint
+    a^T K D K a = 1 (D: degrees of its graph), LPP w^T X^T D X w = 1, LDA w^T X^T H X w = 1,
+    LQMI / PCA unit-norm directions."""
+    from graphdr.graphs import LPPGraph
+
+    X_tr, y_tr, X_te, _ = data
+    cfg = qs.protocol({"lpp_mutual": True, "lpp_connect": True})
+    embs, _, extras = qs.method_embeddings(X_tr, y_tr, X_te, {**cfg, "methods": cfg["methods"]})
+    n = X_tr.shape[0]
+    Z = embs["KQMI"].train
+    np.testing.assert_allclose(Z.T @ Z / n, np.eye(Z.shape[1]), atol=1e-8)
+    for m in ("GDA", "KPCA"):
+        np.testing.assert_allclose(embs[m].norms, 1.0, rtol=1e-8)
+    for m in ("LQMI", "PCA"):
+        np.testing.assert_allclose(embs[m].norms, 1.0, rtol=1e-8)
+    shared = qs.SharedKernelFold(X_tr, y_tr, X_te, gamma=GAMMA, tol=TOL)
+    graph = LPPGraph(5, None, True, mutual=True, connect=True)(y_tr, sq_distances=shared.sq_dist)
+    D = graph.penalty.diagonal()
+    K = embs["KLPP"].train
+    np.testing.assert_allclose(K.T @ (D[:, None] * K), np.eye(K.shape[1]), atol=1e-6)
+    lin = LPPGraph(5, None, True, mutual=True, connect=True)(y_tr, X_tr)
+    L = embs["LPP"].train
+    np.testing.assert_allclose(
+        L.T @ (lin.penalty.diagonal()[:, None] * L), np.eye(L.shape[1]), atol=1e-6
+    )
+    A = embs["LDA"].train
+    np.testing.assert_allclose((A - A.mean(0)).T @ (A - A.mean(0)), np.eye(A.shape[1]), atol=1e-6)
+    assert extras["klpp_graph"]["mutual"] is True
+
+
+def test_uniform_scalings_are_sensitivity_rules(data):
+    X_tr, y_tr, X_te, _ = data
+    for rule in ("unit_norm", "unit_variance"):
+        embs = qs.method_embeddings(X_tr, y_tr, X_te, qs.protocol({"scale": rule}))[0]
+        for m, emb in embs.items():
+            if rule == "unit_norm":
+                np.testing.assert_allclose(emb.norms[emb.norms > 0], 1.0, rtol=1e-8, err_msg=m)
+            else:
+                np.testing.assert_allclose(emb.train.std(axis=0), 1.0, rtol=1e-8, err_msg=m)
+
+
+def test_unconstrained_kqmi_equals_the_ge_estimator(data, fold):
+    """The ablation of Sec. III-C (paper eq. 21: no unit-covariance constraint) from the shared
+    decomposition equals the generic kernel GE with QMIGraph(penalty="none")."""
+    from graphdr.methods import KernelGraphEmbedding
+    from graphdr.methods.qmi import QMIGraph
+
+    X_tr, y_tr, X_te, _ = data
+    est = KernelGraphEmbedding(QMIGraph(penalty="none"), 3, gamma=GAMMA, tol=TOL).fit(X_tr, y_tr)
+    emb = fold.kqmi_unconstrained(3)
+    _same_up_to_sign(emb.test, est.transform(X_te), rtol=1e-5)
+    np.testing.assert_allclose(emb.norms, 1.0, rtol=1e-8)
+
+
+def test_repeats_concatenate_distinct_partitions():
+    y = np.repeat([0, 1, 2], 20)
+    splits = qs.repeated_folds(y, {"folds": 5, "seed": 3, "repeats": 3})
+    assert len(splits) == 15
+    for r in range(3):  # each repeat is a partition of the samples
+        tests = np.concatenate([te for _, te in splits[5 * r : 5 * r + 5]])
+        assert np.array_equal(np.sort(tests), np.arange(60))
+    assert not np.array_equal(splits[0][1], splits[5][1])  # seeds differ
+    assert np.array_equal(splits[5][1], qs.stratified_folds(y, 5, 4)[0][1])
+
+
+def test_sweep_records_kernel_rank_and_klpp_graph_per_split(data):
+    X_tr, y_tr, _, _ = data
+    cfg = qs.protocol({"classifiers": ["ncc"], "folds": 3, "repeats": 2})
+    errors, rec = qs.sweep_dataset(X_tr, y_tr, cfg)
+    assert sorted(set(errors["fold"])) == list(range(6))
+    assert len(rec["kernel_rank_fraction"]) == 6
+    assert all(0 < r <= 1 for r in rec["kernel_rank_fraction"])
+    pieces = np.array(rec["klpp_graph_components"])
+    assert pieces.shape == (6, 2) and (pieces[:, 0] >= 4).all()  # at least one piece per class
+
+
+# ---- Figures 1-4 scored: LOO 1-NN error of held-out 2-D projections ----------------------------
+
+
+def test_loo_1nn_error_matches_scikit_learn_leave_one_out():
+    from sklearn.model_selection import LeaveOneOut, cross_val_score
+
+    rng = np.random.default_rng(0)
+    Z, y = rng.normal(size=(60, 2)), rng.integers(0, 3, 60)
+    ref = 1 - cross_val_score(KNeighborsClassifier(1), Z, y, cv=LeaveOneOut()).mean()
+    assert qmi.loo_1nn_error(Z, y) == pytest.approx(ref)
+    assert (
+        qmi.loo_1nn_error(np.repeat([[0.0, 0.0], [9.0, 9.0]], 5, axis=0), np.repeat([0, 1], 5)) == 0
+    )
+
+
+def test_visual_splits_are_stratified_halves_and_projections_are_held_out():
+    y = np.repeat([0, 1, 2], 20)
+    splits = qmi.visual_splits(y, n_splits=3)
+    assert len(splits) == 3
+    for train, test in splits:
+        assert len(test) == 30 and not set(train) & set(test)
+        assert np.bincount(y[test]).tolist() == [10, 10, 10]
+    X = np.random.default_rng(1).normal(size=(60, 4)) + y[:, None]
+    cfg = qmi.protocol({"preprocessing": "minmax"})
+    proj = qmi.visual_projections(X, y, cfg, *splits[0])
+    assert {"kernel", "linear"} == set(proj)
+    for group in proj.values():
+        for Z in group.values():
+            assert Z.shape == (30, 2) and np.isfinite(Z).all()
+
+
+def test_results_frame_carries_the_visual_scores(tmp_path):
+    errors = _fold_errors({("A", "KQMI"): 0.1, ("A", "GDA"): 0.2}, folds=2)
+    err, rec, tim = (tmp_path / x for x in ("e.csv", "r.json", "t.json"))
+    errors.drop(columns="dataset").to_csv(err, index=False)
+    rec.write_text("{}")
+    tim.write_text("{}")
+    vis = tmp_path / "v.csv"
+    pd.DataFrame(
+        {"dataset": "d", "method": ["KQMI", "GDA"] * 2, "split": [0, 0, 1, 1], "loo_1nn_error": 5.0}
+    ).to_csv(vis, index=False)
+    frame = qmi.results_frame({"benchmarks": {"runs": {"A": (err, rec, tim)}}}, {"Swiss": vis})
+    part = frame[frame["study"] == "visualisation"]
+    assert len(part) == 4 and set(part["metric"]) == {"loo_1nn_error"}
+    assert set(part["dataset"]) == {"Swiss"} and set(part["split"]) == {"0", "1"}

@@ -60,8 +60,8 @@ def test_quick_targets_and_their_outputs(run):
     assert " ± " in cell and cell.endswith(("(1)", "(2)"))
     sizes = pd.read_csv(out / "benchmarks_datasets.csv")
     assert sizes[["n", "d", "C"]].to_numpy().tolist() == [[150, 4, 3], [178, 13, 3]]
-    # one kernel EVD + KLPP's eigenproblem per fold, 3 folds
-    assert (sizes["decompositions"] == 6).all()
+    # one kernel EVD + KLPP's eigenproblem per split, 2 repeats of 3 folds
+    assert (sizes["decompositions"] == 12).all() and (sizes["splits"] == 6).all()
     verdicts = pd.read_csv(out / "qmi_verdicts.csv", keep_default_na=False)
     primary = verdicts[verdicts["variant"] == "primary"].set_index("claim")["verdict"]
     assert len(primary) == len(pd.read_csv(ROOT / "config/references/qmi_claims.csv"))
@@ -70,6 +70,10 @@ def test_quick_targets_and_their_outputs(run):
     assert "JAFFE (not available: user-supplied file only)" in set(faces["dataset"])
     for name in ("faces_curves.png", "qmi_swiss_roll_kernel.png", "qmi_swiss_roll_linear.png"):
         assert (out / name).stat().st_size > 0
+    frame = pd.read_csv(out / "qmi_results.csv", keep_default_na=False)
+    visual = frame[frame["study"] == "visualisation"]
+    assert set(visual["metric"]) == {"loo_1nn_error"} and visual["split"].nunique() == 10
+    assert {"scale_unit_variance"} <= set(frame["variant"])  # a sensitivity study as a variant
 
 
 def test_nothing_to_redo_and_a_table_edit_reruns_no_sweep(run):

@@ -239,6 +239,14 @@ class _Space:
             raise ValueError(f"sq_distances must be square, got shape {self.D2.shape}.")
         self.n = (self.X if self.X is not None else self.D2).shape[0]
 
+    def class_sq_distances(self, idx: np.ndarray) -> np.ndarray:
+        """Squared distances between the points ``idx`` (|idx| x |idx|, zero diagonal)."""
+        if self.X is not None:
+            from sklearn.metrics import pairwise_distances
+
+            return pairwise_distances(self.X[idx], metric="sqeuclidean")
+        return self.D2[np.ix_(idx, idx)]
+
     def knn(self, query: np.ndarray, ref: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` nearest points of ``ref`` for each point of ``query`` (global indices).
 
@@ -307,14 +315,45 @@ def _concat(rows, cols, d2):
     return np.concatenate(rows), np.concatenate(cols), np.concatenate(d2)
 
 
-def _symmetric_weights(n: int, rows, cols, values) -> sp.csr_array:
-    """``W_ij = max(A_ij, A_ji)``: the "i in kNN(j) or j in kNN(i)" symmetrisation."""
+def _symmetric_weights(n: int, rows, cols, values, mutual: bool = False) -> sp.csr_array:
+    """``W_ij = max(A_ij, A_ji)``: the "i in kNN(j) or j in kNN(i)" symmetrisation;
+    ``mutual=True``: ``min(A_ij, A_ji)``, the "i in kNN(j) and j in kNN(i)" one."""
     off = rows != cols  # a point is never its own neighbour; guard anyway (no self-loops)
     A = sp.csr_array((values[off], (rows[off], cols[off])), shape=(n, n))
     A.sum_duplicates()
-    W = sp.csr_array(A.maximum(A.T))
+    W = sp.csr_array(A.minimum(A.T) if mutual else A.maximum(A.T))
     W.eliminate_zeros()
     return W
+
+
+def _connecting_edges(space: _Space, codes: np.ndarray, W: sp.csr_array):
+    """Shortest edges that join the components of each class's subgraph of ``W`` into one.
+
+    Per class with several components: the minimum spanning tree of the class's complete graph
+    in which an edge inside a component costs 1 and one between components ``2 + distance``;
+    Kruskal takes the cheap edges first, so the tree's edges between components are the
+    shortest set joining them (the minimum spanning tree of the contracted graph; the shift
+    keeps every cost positive, scipy reading 0 as "no edge"). Returns (rows, cols, sq_dist).
+    """
+    from scipy.sparse.csgraph import minimum_spanning_tree
+
+    rows, cols, d2 = [], [], []
+    for c in np.unique(codes):
+        idx = np.flatnonzero(codes == c)
+        if idx.size < 2:
+            continue
+        n_comp, comp = connected_components(W[idx][:, idx], directed=False)
+        if n_comp < 2:
+            continue
+        D = space.class_sq_distances(idx)
+        cost = np.where(comp[:, None] == comp[None, :], 1.0, 2.0 + np.sqrt(np.maximum(D, 0.0)))
+        np.fill_diagonal(cost, 0.0)
+        T = minimum_spanning_tree(cost).tocoo()
+        join = comp[T.row] != comp[T.col]
+        rows.append(idx[T.row[join]])
+        cols.append(idx[T.col[join]])
+        d2.append(D[T.row[join], T.col[join]])
+    return _concat(rows, cols, d2)
 
 
 def _codes(y, n: int) -> np.ndarray:
@@ -397,27 +436,58 @@ def heat_weights(sq_dist: np.ndarray, heat_t: float | None) -> tuple[np.ndarray,
 
 
 def lpp_graph(
-    y=None, X=None, *, sq_distances=None, n_neighbors: int = 5, heat_t: float | None = None
+    y=None,
+    X=None,
+    *,
+    sq_distances=None,
+    n_neighbors: int = 5,
+    heat_t: float | None = None,
+    mutual: bool = False,
+    connect: bool = False,
 ) -> GraphPair:
     """(Supervised) locality preserving projections (He & Niyogi 2003).
 
     Intrinsic: ``W_ij = exp(-||x_i - x_j||^2 / t)`` when i is among the ``n_neighbors`` nearest
-    same-class neighbours of j or vice versa (``y=None``: all points are one class, plain LPP).
-    Penalty: the degree matrix ``D`` (constraint ``w^T X^T D X w = 1``).
+    same-class neighbours of j or vice versa (``y=None``: all points are one class, plain LPP);
+    ``mutual=True``: when each is among the other's (Bouzas et al. 2015's reading, "among the
+    KNNs of each other"). Penalty: the degree matrix ``D`` (constraint ``w^T X^T D X w = 1``).
+
+    A class whose subgraph falls apart in several components (always possible, and common with
+    the mutual rule) gives every component indicator a zero ratio: the smallest directions then
+    separate the pieces of a class, not the classes, and a point without an edge has zero
+    degree. ``connect=True`` adds, per class, the shortest edges that join its components into
+    one (:func:`_connecting_edges`), heat-weighted with width ``max(t, mean squared joining
+    length)`` (``t`` is taken over the k-NN edges only; with ``t`` alone a long joining edge's
+    weight underflows to 0 and the pieces stay apart). ``meta``: ``n_class_components`` (components of the class subgraphs before
+    joining; the number of classes when none is split) and ``n_connecting_edges``.
     """
     k = _check_k("n_neighbors", n_neighbors)
     space = _Space(X, sq_distances)
     codes = _codes(y, space.n)
     r, c, d2 = _within_class_edges(space, codes, k)
     w, t = heat_weights(d2, heat_t)
-    W = _symmetric_weights(space.n, r, c, w)
+    W = _symmetric_weights(space.n, r, c, w, mutual=bool(mutual))
+    n_pieces = int(connected_components(W, directed=False)[0])
+    n_join = 0
+    if connect and n_pieces > np.unique(codes).size:
+        jr, jc, jd2 = _connecting_edges(space, codes, W)
+        n_join = int(jr.size)
+        # a joining edge is longer than the k-NN edges by construction: with the k-NN width its
+        # heat weight underflows (the pieces stay apart numerically), so the joining edges use
+        # their own mean squared length as width when that is larger
+        t_join = max(t, float(jd2.mean())) if jd2.size else t
+        J = _symmetric_weights(space.n, jr, jc, heat_weights(jd2, t_join)[0])
+        W = sp.csr_array(W.maximum(J))
     intrinsic = SparseLaplacianOperator(W)
     meta = {
         "name": "lpp",
         "largest": False,
         "n_neighbors": k,
         "heat_t": t,
+        "mutual": bool(mutual),
         "n_intrinsic_edges": int(W.nnz // 2),
+        "n_class_components": n_pieces,
+        "n_connecting_edges": n_join,
     }
     return GraphPair(intrinsic, DiagonalOperator(intrinsic.degrees), meta)
 
@@ -490,6 +560,8 @@ class LPPGraph(GraphBuilder):
     n_neighbors: int = 5
     heat_t: float | None = None
     supervised: bool = True
+    mutual: bool = False
+    connect: bool = False
     name = "lpp"
     needs_distances = True
 
@@ -500,6 +572,8 @@ class LPPGraph(GraphBuilder):
             sq_distances=sq_distances,
             n_neighbors=self.n_neighbors,
             heat_t=self.heat_t,
+            mutual=self.mutual,
+            connect=self.connect,
         )
 
 

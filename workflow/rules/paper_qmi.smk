@@ -98,11 +98,13 @@ rule qmi_summary:
 
 
 rule collect_qmi_results:
-    """The tidy results frame of paper 001 for the claims ledger: every study, one row per fold."""
+    """The tidy results frame of paper 001 for the claims ledger: every study, one row per fold,
+    and the 2-D separability scores of Figures 1-4."""
     input:
         runs=lambda w: [
             f for study in QMI_STUDIES for run in qmi_runs(study) for f in run[1:]
         ],
+        visual=expand(results("qmi/visual/{dataset}.csv"), dataset=QMI_VISUALS),
         code=code("graphdr.pipeline.papers.qmi"),
     output:
         csv=figures("qmi/qmi_results.csv"),
@@ -125,6 +127,7 @@ rule collect_qmi_results:
             }
             for study in QMI_STUDIES
         },
+        visual_labels=[qmi_label(d) for d in QMI_VISUALS],
     script:
         "../scripts/collect_qmi_results.py"
 
@@ -159,7 +162,8 @@ rule qmi_curves:
 
 
 rule qmi_visualise:
-    """Every sample in 2-D by the kernel and by the linear methods (Figures 1-4)."""
+    """Held-out samples in 2-D by the kernel and by the linear methods (Figures 1-4), and the
+    LOO 1-NN error of each held-out projection over several stratified halves."""
     input:
         prepared=rules.prepare_dataset.output.prepared,
         code=code("graphdr.pipeline.papers.qmi"),
@@ -168,6 +172,7 @@ rule qmi_visualise:
         kernel_png=reported(figures("qmi/{dataset}_kernel.png"), "qmi", "Figures"),
         linear_pdf=figures("qmi/{dataset}_linear.pdf"),
         linear_png=reported(figures("qmi/{dataset}_linear.png"), "qmi", "Figures"),
+        scores=results("qmi/visual/{dataset}.csv"),
     log:
         logs("qmi_visualise/{dataset}.log"),
     benchmark:

@@ -25,4 +25,5 @@ with runtime.job(snakemake):
             for study, spec in snakemake.params.studies.items()
         },
         snakemake.output.csv,
+        visual=dict(zip(snakemake.params.visual_labels, snakemake.input.visual, strict=True)),
     )

@@ -25,4 +25,5 @@ with runtime.job(snakemake):
         title=snakemake.params.title,
         kernel_stem=snakemake.output.kernel_pdf[: -len(".pdf")],
         linear_stem=snakemake.output.linear_pdf[: -len(".pdf")],
+        scores=snakemake.output.scores,
     )

@@ -940,7 +940,10 @@ class MFA_GE(GraphEmbedding):
 
 class LPP_GE(GraphEmbedding):
     """Supervised locality preserving projections: within-class k-NN heat-kernel graph,
-    penalty the degree matrix. ``supervised=False`` gives plain (unsupervised) LPP."""
+    penalty the degree matrix. ``supervised=False`` gives plain (unsupervised) LPP;
+    ``mutual=True`` keeps only mutual neighbours; ``connect=True`` joins the components of each
+    class's graph by their shortest edges (``graphdr.graphs.lpp_graph``: without it a split class
+    makes the smallest directions component indicators)."""
 
     def __init__(
         self,
@@ -949,6 +952,8 @@ class LPP_GE(GraphEmbedding):
         n_neighbors=5,
         heat_t=None,
         supervised=True,
+        mutual=False,
+        connect=False,
         reg=DEFAULT_REG,
         solver="regularized",
         tol=DEFAULT_TOL,
@@ -957,12 +962,20 @@ class LPP_GE(GraphEmbedding):
         self.n_neighbors = n_neighbors
         self.heat_t = heat_t
         self.supervised = supervised
+        self.mutual = mutual
+        self.connect = connect
         self.reg = reg
         self.solver = solver
         self.tol = tol
 
     def _graph_builder(self):
-        return LPPGraph(self.n_neighbors, self.heat_t, bool(self.supervised))
+        return LPPGraph(
+            self.n_neighbors,
+            self.heat_t,
+            bool(self.supervised),
+            mutual=bool(self.mutual),
+            connect=bool(self.connect),
+        )
 
 
 class KPCA_GE(KernelGraphEmbedding):
@@ -1069,7 +1082,8 @@ class KMFA_GE(KernelGraphEmbedding):
 
 
 class KLPP_GE(KernelGraphEmbedding):
-    """Supervised kernel LPP (within-class k-NN heat-kernel graph on feature-space distances)."""
+    """Supervised kernel LPP (within-class k-NN heat-kernel graph on feature-space distances;
+    ``mutual`` and ``connect`` as :class:`LPP_GE`)."""
 
     def __init__(
         self,
@@ -1082,6 +1096,8 @@ class KLPP_GE(KernelGraphEmbedding):
         n_neighbors=5,
         heat_t=None,
         supervised=True,
+        mutual=False,
+        connect=False,
         reg=DEFAULT_KERNEL_REG,
         solver="regularized",
         tol=DEFAULT_KERNEL_TOL,
@@ -1094,9 +1110,17 @@ class KLPP_GE(KernelGraphEmbedding):
         self.n_neighbors = n_neighbors
         self.heat_t = heat_t
         self.supervised = supervised
+        self.mutual = mutual
+        self.connect = connect
         self.reg = reg
         self.solver = solver
         self.tol = tol
 
     def _graph_builder(self):
-        return LPPGraph(self.n_neighbors, self.heat_t, bool(self.supervised))
+        return LPPGraph(
+            self.n_neighbors,
+            self.heat_t,
+            bool(self.supervised),
+            mutual=bool(self.mutual),
+            connect=bool(self.connect),
+        )

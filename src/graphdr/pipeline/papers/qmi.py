@@ -110,6 +110,15 @@ def _display(errors, classifier, methods, labels) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _scale_text(cfg: Mapping) -> str:
+    rules = {m: cfg["scale"][m] for m in cfg["methods"]}
+    if all(rules[m] == qs.OWN_SCALE[m] for m in rules):
+        return "by each method's own constraint (NOTES.md)"
+    if len(set(rules.values())) == 1:
+        return f"uniformly ({next(iter(rules.values())).replace('_', ' ')} columns)"
+    return "as " + ", ".join(f"{m} {r.replace('_', ' ')}" for m, r in rules.items())
+
+
 def load_runs(runs: Mapping[str, Sequence[str]]):
     """(long errors with a ``dataset`` column, records, timings) of a study's runs.
 
@@ -131,9 +140,11 @@ def classifier_table(runs, *, cfg: Mapping, classifier: str, name: str, stem) ->
     shown = _display(errors, classifier, methods, list(runs))
     caption = (
         f"{name} (reproduced): {CLASSIFIER_NAMES[classifier]} error (%) after each DR method, "
-        f"the minimum over dimensions of the {cfg['folds']}-fold CV error, ± the std over the "
-        "folds at that dimension, the dimension in parentheses; last row: datasets won within "
-        "the kernel / linear group (methods that a paired Wilcoxon test over the folds, "
+        f"the minimum over dimensions of the mean {cfg['folds']}-fold CV error over "
+        f"{cfg['repeats']} repeat(s) (fold seeds {cfg['seed']}..{cfg['seed'] + cfg['repeats'] - 1}),"
+        " ± the std over those splits at that dimension, the dimension in parentheses; embeddings "
+        f"scaled {_scale_text(cfg)}; last row: datasets won within "
+        "the kernel / linear group (methods that a paired Wilcoxon test over the splits, "
         "Holm-corrected at the ledger's level, cannot separate from the best share the win). The "
         "paper's values are not available (table bodies lost in the paper text): see NOTES.md."
     )
@@ -162,7 +173,7 @@ def study_summary(
                 "n": r["n_samples"],
                 "d": r["n_features"],
                 "C": r["n_classes"],
-                "folds": r["n_folds"],
+                "splits": r["n_folds"],
                 "decompositions": r["n_decompositions"],
                 "SVM fits capped": r.get("svm_capped", 0),
             }
@@ -174,7 +185,8 @@ def study_summary(
     reporting.write_table(
         info,
         datasets_stem,
-        caption=f"Datasets of the {study} sweep: samples n, features d, classes C, CV folds, "
+        caption=f"Datasets of the {study} sweep: samples n, features d, classes C, CV splits "
+        "(repeats x folds), "
         "and the O(N^3) decompositions over all folds (one kernel EVD per fold shared by every "
         "kernel method, plus KLPP's generalised eigenproblem).",
     )
@@ -202,7 +214,7 @@ def study_summary(
         timing,
         timing_stem,
         caption="MEASURED on this machine: wall time and CPU time of each dataset's sweep job "
-        "(every fold, method and classifier; one thread each, two jobs at a time on 2 cores) and "
+        "(every split, method and classifier; one thread each, two jobs at a time on 2 cores) and "
         "the number of O(N^3) decompositions. The machine was shared with other jobs: CPU "
         "seconds are the load-independent measure (their sum / 2 = the wall time of the sweep "
         "on 2 free cores).",
@@ -226,7 +238,7 @@ def _with_paper_sizes(info: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
             row["dataset"] = f"{name} (not available: user-supplied file only)"
         rows.append(row)
     shown = pd.DataFrame(rows)
-    order = ["dataset", "n (paper)", "n", "C (paper)", "C", "d", "folds", "decompositions"]
+    order = ["dataset", "n (paper)", "n", "C (paper)", "C", "d", "splits", "decompositions"]
     order += [c for c in shown.columns if c not in order]
     return shown[order].astype({c: "Int64" for c in order[1:]})
 
@@ -234,7 +246,7 @@ def _with_paper_sizes(info: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
 # ---- the tidy results frame of the claims ledger ------------------------------------------------
 
 
-def results_frame(studies: Mapping[str, Mapping]) -> pd.DataFrame:
+def results_frame(studies: Mapping[str, Mapping], visual: Mapping | None = None) -> pd.DataFrame:
     """Paper 001's tidy results frame (``docs/claims.md``): one row per fold.
 
     ``studies`` maps a study name to ``{"runs": <as load_runs>, "sensitivity_of": str | None}``;
@@ -243,7 +255,11 @@ def results_frame(studies: Mapping[str, Mapping]) -> pd.DataFrame:
     the fold-averaged curve, ties: the smallest dimension); ``curve_mean_error`` — each fold's
     mean error over the dimension curve (Figures 5-6: the whole curve, not its best point);
     ``angle_<A>_<B>_deg`` — each fold's largest principal angle between the training embeddings
-    of two methods that coincide by construction (the ledger's equivalence diagnostic).
+    of two methods that coincide by construction (the ledger's equivalence diagnostic);
+    ``kernel_rank_fraction`` (method ``kernel``) — the kept eigenpairs of each fold's centred
+    training kernel over the N - 1 it can have (1: full rank, where KQMI and GDA coincide).
+    ``visual`` maps a dataset label to the scores CSV of :func:`visualise`: study
+    ``visualisation``, metric ``loo_1nn_error`` (percent), one row per held-out half.
     """
     parts = []
     for name, spec in studies.items():
@@ -290,16 +306,50 @@ def results_frame(studies: Mapping[str, Mapping]) -> pd.DataFrame:
             for pair, per_fold in rec.get("subspace_angles_deg", {}).items()
             for fold, angle in enumerate(per_fold)
         ]
-        parts.append(pd.DataFrame(angles, columns=parts[-1].columns))
+        ranks = [
+            {
+                "paper": "qmi",
+                "study": base,
+                "variant": variant,
+                "dataset": d,
+                "method": "kernel",
+                "classifier": "",
+                "dimension": "",
+                "split": str(fold),
+                "metric": "kernel_rank_fraction",
+                "value": value,
+            }
+            for d, rec in records.items()
+            for fold, value in enumerate(rec.get("kernel_rank_fraction", []))
+        ]
+        parts.append(pd.DataFrame(angles + ranks, columns=parts[-1].columns))
+    for label, path in (visual or {}).items():
+        sc = pd.read_csv(path)
+        parts.append(
+            pd.DataFrame(
+                {
+                    "paper": "qmi",
+                    "study": "visualisation",
+                    "variant": "primary",
+                    "dataset": label,
+                    "method": sc["method"],
+                    "classifier": "",
+                    "dimension": "2",
+                    "split": sc["split"].astype(int).astype(str),
+                    "metric": "loo_1nn_error",
+                    "value": sc["loo_1nn_error"].round(10),
+                }
+            )
+        )
     out = pd.concat(parts, ignore_index=True)
     keys = ["study", "variant", "metric", "classifier", "dataset", "method", "split"]
     order = out["split"].astype(int)
     return out.assign(_o=order).sort_values([*keys[:-1], "_o"], kind="stable").drop(columns="_o")
 
 
-def write_results(studies: Mapping[str, Mapping], output) -> pd.DataFrame:
+def write_results(studies: Mapping[str, Mapping], output, visual=None) -> pd.DataFrame:
     """:func:`results_frame`, written as CSV (deterministic bytes)."""
-    frame = results_frame(studies)
+    frame = results_frame(studies, visual)
     io.write_csv(frame, output)
     return frame
 
@@ -336,10 +386,11 @@ def _visual_estimators(n_classes: int, cfg: Mapping) -> dict:
 
     g, tol = cfg["gamma"], cfg["kernel_tol"]
     k = cfg["lpp_neighbors"]
+    graph = {"mutual": cfg["lpp_mutual"], "connect": cfg["lpp_connect"]}
     return {
         "kernel": {
             "KQMI": KQMI(2, gamma=g, tol=tol, unit_covariance=True),
-            "KLPP": KLPP_GE(2, gamma=g, tol=tol, n_neighbors=k),
+            "KLPP": KLPP_GE(2, gamma=g, tol=tol, n_neighbors=k, **graph),
             "GDA": GDA(2, gamma=g, rtol=tol),
             "CKFD": CKFD(2, gamma=g, tol=tol, theta=cfg["ckfd_theta"]),
             "KPCA": KPCA_GE(2, gamma=g, tol=tol),
@@ -348,37 +399,88 @@ def _visual_estimators(n_classes: int, cfg: Mapping) -> dict:
             "LQMI": LQMI(2),
             "LDA": LDA_GE(2),
             "PCA": PCA_GE(2),
-            "LPP (supervised)": LPP_GE(2, n_neighbors=k),
-            "LPP": LPP_GE(2, n_neighbors=k, supervised=False),
+            "LPP (supervised)": LPP_GE(2, n_neighbors=k, **graph),
+            "LPP": LPP_GE(2, n_neighbors=k, supervised=False, mutual=cfg["lpp_mutual"]),
         },
     }
 
 
-def visualise(prepared, cfg: Mapping, *, title: str, kernel_stem, linear_stem) -> None:
-    """Figures 1-4: every sample projected to 2-D by the kernel and by the linear methods."""
+#: method names of the 2-D scores (the results frame) for the figure labels
+VISUAL_NAMES = {"LPP (supervised)": "LPP", "LPP": "LPP_unsup"}
+#: held-out halves scored per visualisation dataset (split 0 is the one drawn)
+VISUAL_SPLITS = 10
+
+
+def loo_1nn_error(Z: np.ndarray, y: np.ndarray) -> float:
+    """Leave-one-out 1-NN error of the points ``Z`` among themselves (ties: the lower index): the
+    class separability of a 2-D projection, one number per projection."""
+    d2 = ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(axis=-1)
+    np.fill_diagonal(d2, np.inf)
+    return float(np.mean(y[np.argmin(d2, axis=1)] != y))
+
+
+def visual_splits(y, n_splits: int = VISUAL_SPLITS, seed: int = 0):
+    """Stratified halves (scikit-learn ``StratifiedShuffleSplit``, test size 1/2)."""
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    sss = StratifiedShuffleSplit(n_splits=n_splits, test_size=0.5, random_state=seed)
+    return list(sss.split(np.zeros(len(y)), y))
+
+
+def visual_projections(X, y, cfg: Mapping, train, test) -> dict:
+    """{group: {label: held-out 2-D projection}}: every method of Figures 1-4 fitted on the
+    training half (features scaled, PCA step of the linear methods, on that half only)."""
+    X_tr, X_te = qs.scale_features(X[train], X[test], cfg["preprocessing"])
+    lin_tr, lin_te = X_tr, X_te
+    if cfg.get("linear_pca_variance"):
+        mean, basis = qs.pca_variance_basis(X_tr, cfg["linear_pca_variance"])
+        lin_tr, lin_te = (X_tr - mean) @ basis, (X_te - mean) @ basis
+    out = {}
+    for group, ests in _visual_estimators(np.unique(y).size, cfg).items():
+        a, b = (X_tr, X_te) if group == "kernel" else (lin_tr, lin_te)
+        out[group] = {name: est.fit(a, y[train]).transform(b) for name, est in ests.items()}
+    return out
+
+
+def visualise(prepared, cfg: Mapping, *, title: str, kernel_stem, linear_stem, scores=None):
+    """Figures 1-4, on held-out points: each method fitted on a stratified half and the other
+    half projected to 2-D (split 0 drawn), and the LOO 1-NN error of the held-out projection on
+    :data:`VISUAL_SPLITS` halves (``scores``: CSV ``dataset, method, split, loo_1nn_error``).
+
+    Held out because on its own training points a near-full-rank kernel method collapses each
+    class to a point by interpolation (KQMI, GDA): the paper's figures show training points."""
     from graphdr.plotting import embedding_legend, plot_embedding
 
     ds = load_npz(prepared)
     cfg = protocol(cfg)
-    X = qs.scale_features(ds.X, ds.X[:1], cfg["preprocessing"])[0]
-    X_lin = X
-    if cfg.get("linear_pca_variance"):
-        mean, basis = qs.pca_variance_basis(X, cfg["linear_pca_variance"])
-        X_lin = (X - mean) @ basis
-    groups = _visual_estimators(ds.n_classes, cfg)
+    rows, drawn = [], None
+    for split, (train, test) in enumerate(visual_splits(ds.y)):
+        proj = visual_projections(ds.X, ds.y, cfg, train, test)
+        if split == 0:
+            drawn = (proj, ds.y[test])
+        for group in proj.values():
+            for name, Z in group.items():
+                err = loo_1nn_error(Z, ds.y[test])
+                rows.append((ds.name, VISUAL_NAMES.get(name, name), split, 100.0 * err))
+    frame = pd.DataFrame(rows, columns=["dataset", "method", "split", "loo_1nn_error"])
+    if scores is not None:
+        io.write_csv(frame, scores)
+    first = frame[frame["split"] == 0].set_index("method")["loo_1nn_error"]
+    proj, y_test = drawn
     for group, stem in (("kernel", kernel_stem), ("linear", linear_stem)):
-        ests = groups[group]
+        ests = proj[group]
         nrows, ncols = reporting.panel_grid(len(ests))
         with reporting.figure_style(**{"figure.figsize": (2.2 * ncols + 0.4, 2.2 * nrows + 0.5)}):
             fig = reporting.new_figure()
             axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-            for ax, (name, est) in zip(axes, ests.items(), strict=False):
-                Z = est.fit(X if group == "kernel" else X_lin, ds.y).transform(
-                    X if group == "kernel" else X_lin
-                )
-                plot_embedding(Z, ds.y, ax, s=3, legend=False, title=name)
+            for ax, (name, Z) in zip(axes, ests.items(), strict=False):
+                err = first[VISUAL_NAMES.get(name, name)]
+                plot_embedding(Z, y_test, ax, s=3, legend=False, title=f"{name}: {err:.1f} %")
             for ax in axes[len(ests) :]:
                 ax.set_axis_off()
             embedding_legend(axes[0], figure=fig)
-            fig.suptitle(f"{title}: 2-D projections, {group} methods")
+            fig.suptitle(
+                f"{title}: held-out half in 2-D, {group} methods (LOO 1-NN error)", fontsize=8
+            )
             reporting.save_figure(fig, stem)
+    return frame

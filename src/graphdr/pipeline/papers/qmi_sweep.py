@@ -38,7 +38,13 @@ from graphdr.methods.graph_embedding import (
     PCA_GE,
     solve_graph_embedding,
 )
-from graphdr.methods.qmi import LQMI, _sign_rule, kqmi_directions, leading_singular_vectors
+from graphdr.methods.qmi import (
+    LQMI,
+    _sign_rule,
+    kqmi_directions,
+    leading_singular_vectors,
+    qmi_factor,
+)
 from graphdr.pipeline import io
 from graphdr.solvers import flip_signs
 
@@ -59,18 +65,40 @@ __all__ = [
     "sweep_dataset",
 ]
 
-KERNEL_METHODS = ("KQMI", "GDA", "CKFD", "KLPP", "KPCA")
+KERNEL_METHODS = ("KQMI", "GDA", "CKFD", "KLPP", "KPCA", "KQMI_noUC")
 LINEAR_METHODS = ("LQMI", "LDA", "PCA", "LPP")
 CLASSIFIERS = ("ncc", "knn", "linear_svm", "rbf_svm")
+#: Each method's own normalisation, the one its paper and its estimator define (the primary
+#: run): KQMI unit covariance of the embedding (paper eq. 22, ``A^T K K A = N I``: unit variance
+#: of each column); GDA (Baudat & Anouar), KPCA, PCA and LQMI (Algorithm 2) unit-norm directions
+#: in feature / input space; LDA, LPP and KLPP their graph-embedding constraint
+#: ``w^T X B X^T w = 1`` (B = H for LDA, the degree matrix D for LPP / KLPP), which is how the GE
+#: solver returns them ("native"); CKFD its own fused output; KQMI without the unit-covariance
+#: constraint (paper eq. 21, the ablation) unit feature-space norm, its constraint there.
+OWN_SCALE = {
+    "KQMI": "unit_variance",
+    "GDA": "unit_norm",
+    "CKFD": "native",
+    "KLPP": "native",
+    "KPCA": "unit_norm",
+    "KQMI_noUC": "unit_norm",
+    "LQMI": "unit_norm",
+    "LDA": "native",
+    "PCA": "unit_norm",
+    "LPP": "native",
+}
+SCALE_RULES = ("native", "unit_norm", "unit_variance")
 #: the protocol of Section IV-A (paper 001); config values override these
 DEFAULTS = {
-    "methods": [*KERNEL_METHODS, *LINEAR_METHODS],
-    "scale": {"KQMI": "unit_variance", "CKFD": "native"},
+    "methods": [m for m in (*KERNEL_METHODS, *LINEAR_METHODS) if m != "KQMI_noUC"],
+    "scale": "own",
     "gamma": 0.5,
     "kernel_tol": 1e-6,
     "ckfd_theta": 1.0,
     "ckfd_fusion": True,
     "lpp_neighbors": 5,
+    "lpp_mutual": True,
+    "lpp_connect": True,
     "max_dim": 50,
     "preprocessing": "minmax",
     "linear_pca_variance": None,
@@ -83,19 +111,46 @@ DEFAULTS = {
     "svm_gamma": 0.5,
     "folds": 10,
     "seed": 0,
+    "repeats": 1,
 }
 
 
 def protocol(overrides: Mapping | None = None) -> dict:
     """The full protocol of a study or a figure: :data:`DEFAULTS` updated by ``overrides`` (the
-    config's ``protocol`` then the study's own keys; ``scale`` merges method by method)."""
+    config's ``protocol`` then the study's own keys).
+
+    ``scale`` ends as a rule per method: ``"own"`` (default) is :data:`OWN_SCALE`; one rule name
+    applies to every method (a uniform-scaling sensitivity run); a mapping overrides methods one
+    by one (``own`` for the others).
+    """
     overrides = dict(overrides or {})
     cfg = {**DEFAULTS, **overrides}
-    cfg["scale"] = {**DEFAULTS["scale"], **overrides.get("scale", {})}
     unknown = sorted(set(cfg) - set(DEFAULTS))
     if unknown:
         raise ValueError(f"unknown protocol keys {unknown}: expected some of {sorted(DEFAULTS)}.")
+    cfg["scale"] = resolve_scale(cfg["scale"])
     return cfg
+
+
+def resolve_scale(scale) -> dict[str, str]:
+    """The scaling rule of every method (see :func:`protocol`)."""
+    if isinstance(scale, str):
+        if scale == "own":
+            return dict(OWN_SCALE)
+        if scale not in SCALE_RULES:
+            raise ValueError(
+                f"scale must be 'own', one of {SCALE_RULES} or a method -> rule mapping, "
+                f"got {scale!r}."
+            )
+        return dict.fromkeys(OWN_SCALE, scale)
+    out = dict(OWN_SCALE)
+    for m, rule in dict(scale).items():
+        if m not in OWN_SCALE:
+            raise ValueError(
+                f"scale names an unknown method {m!r}: expected some of {list(OWN_SCALE)}."
+            )
+        out[m] = OWN_SCALE[m] if rule == "own" else rule
+    return out
 
 
 @dataclass
@@ -226,6 +281,18 @@ class SharedKernelFold:
         norms = np.sqrt(np.einsum("ij,ij->j", beta * (gam / (gam + reg) ** 2)[:, None], beta))
         return self._embedding(flip_signs(alpha / norms))
 
+    def kqmi_unconstrained(self, n_components=None) -> Embedding:
+        """KQMI without the unit-covariance constraint (paper eq. 21, the ablation of Sec. III-C):
+        the leading directions of ``w^T Z^T M Z w`` with ``w^T w = 1`` on the exact feature map
+        ``Z = P L^{1/2}`` (``KernelGraphEmbedding(graph=QMIGraph(penalty="none"))``), from the
+        thin SVD of ``L^{1/2} P^T F`` (r x C); ``alpha = P L^{-1/2} w``, unit feature-space norm."""
+        lam, P = self.kept
+        k = self.counts.size - 1 if n_components is None else n_components
+        root = np.sqrt(lam)
+        G = root[:, None] * (P.T @ qmi_factor(self.y_enc, self.counts.size))
+        W = leading_singular_vectors(G, k)[1]
+        return self._embedding(flip_signs(P @ (W / root[:, None])))
+
     def ckfd(self, theta: float = 1.0) -> tuple[Embedding, CKFD]:
         """CKFD (fused, interleaved, fusion-scaled: ``CKFD._fit_eigh``) on the kept eigenpairs."""
         lam, U = self.kept
@@ -240,16 +307,21 @@ class SharedKernelFold:
         lam, U = lam[::-1][:k], P[:, ::-1][:, :k]
         return self._embedding(flip_signs(U / np.sqrt(lam)))
 
-    def klpp(self, n_components: int, n_neighbors: int = 5, heat_t=None) -> Embedding:
+    def klpp(
+        self, n_components: int, n_neighbors: int = 5, heat_t=None, mutual=False, connect=False
+    ) -> Embedding:
         """Supervised KLPP (``KLPP_GE``): GE on the exact feature map ``U S^{1/2}`` of the kept
-        part with the within-class k-NN heat-kernel graph on feature-space distances. Its
-        r x r generalised eigenproblem is this fold's second decomposition."""
+        part with the within-class k-NN heat-kernel graph on feature-space distances
+        (``mutual`` / ``connect``: :func:`graphdr.graphs.lpp_graph`). Its r x r generalised
+        eigenproblem is this fold's second decomposition. Columns satisfy the GE constraint
+        ``a^T K D K a = 1``. ``self.graph_meta`` keeps the graph's summary."""
         lam, P = self.kept
         U, root = P[:, ::-1], np.sqrt(lam[::-1])
         Z = U * root
-        graph = LPPGraph(n_neighbors, heat_t, True)(
+        graph = LPPGraph(n_neighbors, heat_t, True, mutual=mutual, connect=connect)(
             self.y_enc, sq_distances=self.sq_dist, n_samples=Z.shape[0]
         )
+        self.graph_meta = dict(graph.meta)
         S_int, S_pen = graph.intrinsic.quadratic(Z), graph.penalty.quadratic(Z)
         k = min(n_components, Z.shape[1])
         _, W = solve_graph_embedding(
@@ -259,7 +331,9 @@ class SharedKernelFold:
         return self._embedding(flip_signs(U @ (W / root[:, None])))
 
 
-def linear_embedding(name: str, X_train, y_train, X_test, *, max_dim: int, n_neighbors=5):
+def linear_embedding(
+    name: str, X_train, y_train, X_test, *, max_dim: int, n_neighbors=5, mutual=False, connect=False
+):
     """LQMI, LDA, PCA or supervised LPP fitted on the training fold (``graphdr.methods``)."""
     if name == "LQMI":
         est = LQMI()
@@ -268,7 +342,7 @@ def linear_embedding(name: str, X_train, y_train, X_test, *, max_dim: int, n_nei
     elif name == "PCA":
         est = PCA_GE()
     elif name == "LPP":
-        est = LPP_GE(n_neighbors=n_neighbors, supervised=True)
+        est = LPP_GE(n_neighbors=n_neighbors, supervised=True, mutual=mutual, connect=connect)
     else:
         raise ValueError(f"unknown linear method {name!r}: expected one of {LINEAR_METHODS}.")
     est.fit(X_train, y_train)  # every direction (the rank of the data decides), then the cap
@@ -372,7 +446,7 @@ def svm_errors(Z_train, y_train, Z_test, y_test, dims, kernel: str, C: float, ga
 
 
 def _max_dim(method: str, n_classes: int, rank: int, cfg: Mapping) -> int:
-    if method in ("KQMI", "GDA", "LQMI", "LDA"):
+    if method in ("KQMI", "GDA", "LQMI", "LDA", "KQMI_noUC"):
         return n_classes - 1
     if method == "CKFD":
         return 2 * (n_classes - 1)
@@ -381,11 +455,11 @@ def _max_dim(method: str, n_classes: int, rank: int, cfg: Mapping) -> int:
 
 def method_embeddings(X_train, y_train, X_test, cfg: Mapping) -> tuple[dict, int, dict]:
     """Every configured method's embedding of one fold; returns (embeddings, decompositions,
-    CKFD estimator or None)."""
+    extras: ``ckfd`` the CKFD estimator or None, ``klpp_graph`` KLPP's graph summary or None)."""
     n_classes = np.unique(y_train).size
     methods = list(cfg["methods"])
     scales = cfg["scale"]
-    out, n_dec, ckfd = {}, 0, None
+    out, n_dec, ckfd, klpp_graph, kernel_rank = {}, 0, None, None, None
     kernel = [m for m in methods if m in KERNEL_METHODS]
     if kernel:
         fold = SharedKernelFold(
@@ -397,19 +471,27 @@ def method_embeddings(X_train, y_train, X_test, cfg: Mapping) -> tuple[dict, int
             distances="KLPP" in kernel,
         )
         rank = fold.lam.size - fold.first
+        # the kept eigenpairs against the N - 1 a centred kernel can have: at N - 1, P P^T = H
+        # and KQMI / GDA coincide (every class collapses to a point in both)
+        kernel_rank = rank / max(fold.lam.size - 1, 1)
         for m in kernel:
             k = _max_dim(m, n_classes, rank, cfg)
             if m == "KQMI":
                 emb = fold.kqmi(min(k, rank))
             elif m == "GDA":
                 emb = fold.gda(min(k, rank))
+            elif m == "KQMI_noUC":
+                emb = fold.kqmi_unconstrained(min(k, rank))
             elif m == "CKFD":
                 emb, ckfd = fold.ckfd(cfg["ckfd_theta"])
             elif m == "KPCA":
                 emb = fold.kpca(k)
             else:
-                emb = fold.klpp(k, cfg["lpp_neighbors"])
-            out[m] = scale_columns(emb, scales.get(m, "unit_norm"))
+                emb = fold.klpp(
+                    k, cfg["lpp_neighbors"], mutual=cfg["lpp_mutual"], connect=cfg["lpp_connect"]
+                )
+                klpp_graph = fold.graph_meta
+            out[m] = scale_columns(emb, scales[m])
         n_dec += fold.n_decompositions
     linear = [m for m in methods if m in LINEAR_METHODS]
     if linear:
@@ -425,9 +507,11 @@ def method_embeddings(X_train, y_train, X_test, cfg: Mapping) -> tuple[dict, int
                 Xl_test,
                 max_dim=cfg["max_dim"],
                 n_neighbors=cfg["lpp_neighbors"],
+                mutual=cfg["lpp_mutual"],
+                connect=cfg["lpp_connect"],
             )
-            out[m] = scale_columns(emb, scales.get(m, "unit_norm"))
-    return out, n_dec, ckfd
+            out[m] = scale_columns(emb, scales[m])
+    return out, n_dec, {"ckfd": ckfd, "klpp_graph": klpp_graph, "kernel_rank": kernel_rank}
 
 
 #: Method pairs that coincide by construction under the paper's settings when the centred kernel
@@ -461,7 +545,7 @@ def fold_errors(X_train, y_train, X_test, y_test, cfg: Mapping) -> tuple[pd.Data
     decompositions, the SVM fits stopped at the iteration cap, and the subspace angles of the
     method pairs that coincide by construction (:func:`equivalence_angles`)."""
     X_train, X_test = scale_features(X_train, X_test, cfg["preprocessing"])
-    embeddings, n_dec, _ = method_embeddings(X_train, y_train, X_test, cfg)
+    embeddings, n_dec, extras = method_embeddings(X_train, y_train, X_test, cfg)
     angles = equivalence_angles(embeddings)
     n_classes = np.unique(y_train).size
     rows, capped = [], 0
@@ -479,7 +563,15 @@ def fold_errors(X_train, y_train, X_test, y_test, cfg: Mapping) -> tuple[pd.Data
                 capped += n_capped
             rows += [(m, clf, d, e) for d, e in zip(dims, errs, strict=True)]
     frame = pd.DataFrame(rows, columns=["method", "classifier", "dim", "error"])
-    return frame, {"decompositions": n_dec, "svm_capped": capped, "angles": angles}
+    graph = extras["klpp_graph"] or {}
+    return frame, {
+        "decompositions": n_dec,
+        "svm_capped": capped,
+        "angles": angles,
+        "klpp_components": graph.get("n_class_components"),
+        "klpp_joining_edges": graph.get("n_connecting_edges"),
+        "kernel_rank": extras["kernel_rank"],
+    }
 
 
 def _errors(method, emb, clf, y_train, y_test, dims, cfg):
@@ -512,14 +604,24 @@ def stratified_folds(y, n_folds: int, seed: int) -> list[tuple[np.ndarray, np.nd
         return list(skf.split(np.zeros(len(y)), y))
 
 
+def repeated_folds(y, cfg: Mapping) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``repeats`` stratified k-fold partitions, seeds ``seed, seed + 1, ...``, concatenated:
+    split ``r * folds + i`` is fold i of repeat r."""
+    out = []
+    for r in range(int(cfg.get("repeats", 1))):
+        out += stratified_folds(y, int(cfg["folds"]), int(cfg["seed"]) + r)
+    return out
+
+
 def sweep_dataset(X, y, cfg: Mapping, folds: Sequence | None = None):
-    """Every fold of one dataset: (long error frame with a ``fold`` column, record).
+    """Every split of one dataset (``repeats`` x ``folds``): (long error frame with a ``fold``
+    column numbering the splits, record).
 
     The record holds the decomposition and capped-SVM counts and the measured seconds (wall and
-    CPU of this process) per fold.
+    CPU of this process) per split.
     """
-    folds = folds or stratified_folds(y, int(cfg["folds"]), int(cfg["seed"]))
-    frames, n_dec, capped, seconds, cpu, angles = [], 0, 0, [], [], {}
+    folds = folds or repeated_folds(y, cfg)
+    frames, n_dec, capped, seconds, cpu, angles, pieces, ranks = [], 0, 0, [], [], {}, [], []
     for i, (tr, te) in enumerate(folds):
         start, start_cpu = time.perf_counter(), time.process_time()
         frame, counts = fold_errors(X[tr], y[tr], X[te], y[te], cfg)
@@ -530,6 +632,10 @@ def sweep_dataset(X, y, cfg: Mapping, folds: Sequence | None = None):
         capped += counts["svm_capped"]
         for pair, angle in counts["angles"].items():
             angles.setdefault(pair, []).append(angle)
+        if counts["kernel_rank"] is not None:
+            ranks.append(counts["kernel_rank"])
+        if counts["klpp_components"] is not None:
+            pieces.append([counts["klpp_components"], counts["klpp_joining_edges"]])
     errors = pd.concat(frames, ignore_index=True)
     record = {
         "n_folds": len(folds),
@@ -538,6 +644,8 @@ def sweep_dataset(X, y, cfg: Mapping, folds: Sequence | None = None):
         "fold_seconds": seconds,
         "fold_cpu_seconds": cpu,
         "subspace_angles_deg": angles,
+        "klpp_graph_components": pieces,
+        "kernel_rank_fraction": ranks,
     }
     return errors, record
 
@@ -563,6 +671,10 @@ def run_sweep(prepared, cfg: Mapping, *, errors, record, timing) -> pd.DataFrame
             "subspace_angles_deg": {
                 k: [round(a, 10) for a in v] for k, v in rec["subspace_angles_deg"].items()
             },
+            # per split: [components of the within-class graphs before joining, joining edges]
+            "klpp_graph_components": rec["klpp_graph_components"],
+            # per split: kept eigenpairs / (N_train - 1) of the centred training kernel
+            "kernel_rank_fraction": [round(r, 10) for r in rec["kernel_rank_fraction"]],
         },
         record,
     )
