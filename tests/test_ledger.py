@@ -342,6 +342,15 @@ def _paper_numbers() -> set[str]:
     return numbers
 
 
+#: numbers of other publications' algorithms that happen to equal a number of our four papers
+#: (path, token) -> what they are; reviewed by hand, each with its source
+ALGORITHM_CONSTANTS = {
+    ("src/graphdr/methods/baselines_ngeu.py", "1.01"): (
+        "RSLDA's penalty growth rho (Wen et al.'s published code), not NGEU Table II's 1.01"
+    ),
+}
+
+
 def test_no_paper_number_in_code():
     numbers = _paper_numbers()
     assert numbers, "the reference files hold the papers' numbers"
@@ -354,7 +363,7 @@ def test_no_paper_number_in_code():
     for path in files:
         text = path.read_text()
         for token in re.findall(r"(?<![\w.])\d+\.\d+(?![\w.])", text):
-            if token in numbers:
+            if token in numbers and (str(path.relative_to(ROOT)), token) not in ALGORITHM_CONSTANTS:
                 offenders.append(f"{path.relative_to(ROOT)}: {token}")
     assert not offenders, f"paper numbers in code (they belong in config/references/): {offenders}"
 
