@@ -537,6 +537,7 @@ class DSNE(_LinearElastic):
 
     with ``grad_A C = 4 X^T L_g X A``, ``L_g`` the Laplacian of ``g_ij = (p_ij - q_ij) / (1 + d_ij)``
     (derivation in docs/dee.md; checked against finite differences in the tests).
+    Reconstructed from paper 003's summary: the original DSNE text was not found (docs/dee.md).
 
     Parameters
     ----------
