@@ -43,6 +43,7 @@ def dee_recognition_params(wildcards):
         "split": protocol,
         "seeds": DEE_RECOGNITION["seeds"],
         "dimensions": DEE_RECOGNITION["dimensions"],
+        "cv": spec.get("cv"),
     }
 
 

@@ -21,7 +21,8 @@ value``) built from the runs the paper's workflow already writes; the ledger
   the methods whose curves go beyond C-1 share), ``near_best_dim`` (the lowest dimension
   within ``within`` points of the seed's best), ``max_dim_minus_c1`` (largest dimension minus
   C-1; only where some method's curve goes beyond C-1, else the grid ends every curve) and
-  ``mean_iterations`` (non-nested methods). A sensitivity method (``DEE (λ=10)``) becomes
+  ``mean_iterations`` (non-nested methods) and ``cv_value`` (the parameter value chosen by the
+  replication's cross-validation, for methods with ``cv``). A sensitivity method (``DEE (λ=10)``) becomes
   method ``DEE`` of its own variant, beside copies of the other methods' rows.
 * ``visualisation`` (Figures 7-10): ``loo_1nn`` and ``within_between`` of each 2-D embedding.
 
@@ -299,6 +300,8 @@ def _recognition_dataset(variant, dataset, part: pd.DataFrame, within: float) ->
                 derived["max_dim_minus_c1"] = int(acc.index.max()) - (n_classes - 1)
             if c["n_iter"].notna().any():
                 derived["mean_iterations"] = float(c["n_iter"].mean())
+            if "cv_value" in c and c["cv_value"].notna().any():
+                derived["cv_value"] = float(c["cv_value"].dropna().iloc[0])
             for d, a in acc.items():
                 rows.append(
                     _row("recognition", variant, dataset, method, "accuracy", a, split=seed,
