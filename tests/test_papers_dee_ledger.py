@@ -311,3 +311,24 @@ def test_multi_start_runs_give_one_split_per_start_and_a_per_start_best(tmp_path
     assert list(table["optimiser"]) == ["GD", "LD"] or set(table["optimiser"]) == {"GD", "LD"}
     assert (table["starts"] == 3).all()
     assert table["iterations_to_1e-3"].str.match(r"^\d+ \[\d+-\d+\]").all()
+
+
+def test_visualisation_variant_copies_the_unchanged_methods(tmp_path):
+    rng = np.random.default_rng(2)
+    y = np.repeat(np.arange(3), 10)
+    runs = []
+    for variant, m in (("primary", "DEE"), ("primary", "t-SNE"), ("pca=100", "DEE")):
+        path = tmp_path / f"{variant}_{m}.npz"
+        io.write_npz(
+            path, {"Z": rng.normal(size=(30, 2)), "y": y, "class_names": np.asarray(list("abc"))}
+        )
+        runs.append((variant, "Yale", m, path))
+    frame = dee_results.results_frame(embedding_runs=runs)
+    v = frame.set_index(["variant", "method", "metric"])["value"]
+    assert set(frame["variant"]) == {"primary", "pca=100"}
+    # the variant's own DEE, and t-SNE copied from the primary run
+    assert v[("pca=100", "t-SNE", "loo_1nn")] == v[("primary", "t-SNE", "loo_1nn")]
+    assert v[("pca=100", "DEE", "loo_1nn")] == pytest.approx(
+        dee_compare_report.separation_scores(io.read_npz(runs[2][3])["Z"], y)["loo_1nn"]
+    )
+    assert len(frame) == 8  # 2 metrics x (2 primary + 2 variant) rows
