@@ -53,6 +53,32 @@ def test_dcv_subspace_matches_explicit_null_space_reference():
     np.testing.assert_allclose(projector(est.components_.T), projector(Vt[:4].T), atol=1e-8)
 
 
+def test_dcv_smallest_eigenvalue_variant_against_eigh_reference():
+    """k smallest-eigenvalue directions of S_w (numpy eigh of the D x D scatter, within the
+    total-scatter range), projected class means, their PCA."""
+    # N = 24, C = 4: S_w spans 20 of the 23 total-scatter dimensions, its null space there 3
+    X, y = faces_like(n_per=6, n_classes=4, n_features=30, seed=2)
+    Xc = X - X.mean(0)
+    means = np.array([Xc[y == c].mean(0) for c in range(4)])
+    Xw = Xc - means[y]
+    _, s, Vt = np.linalg.svd(Xc, full_matrices=False)
+    B = Vt[s > 1e-8 * s[0]].T
+    for k in (3, 15):
+        _, V = np.linalg.eigh(B.T @ Xw.T @ Xw @ B)
+        N0 = B @ V[:, :k]
+        common = means @ N0 @ N0.T
+        _, _, Wt = np.linalg.svd(common - common.mean(0))
+        est = DCV(n_smallest=k).fit(X, y)
+        assert not est.exact_null_space_
+        np.testing.assert_allclose(projector(est.components_.T), projector(Wt[:3].T), atol=1e-7)
+        Y = est.transform(X)
+        spread = max(np.ptp(Y[y == c], axis=0).max() for c in range(4))
+        # within the null space (k <= 3) every class is still one point; beyond it, not
+        assert (spread < 1e-8 * np.ptp(Y, axis=0).max()) == (k <= 3)
+    with pytest.raises(ValueError, match="n_smallest must be None"):
+        DCV(n_smallest=0).fit(X, y)
+
+
 def test_dcv_bounds_and_leading_columns():
     X, y = faces_like()
     with pytest.raises(ValueError, match="n_components=5 is larger than n_classes - 1 = 4"):

@@ -23,6 +23,7 @@ from graphdr.methods.elastic import (
     dsne_affinities,
     within_class_gaussian_weights,
 )
+from graphdr.optim import WINDOW
 
 # --------------------------------------------------------------------------------------------
 # data and plain numpy references
@@ -235,6 +236,56 @@ def test_all_optimisers_decrease_monotonically_and_agree(d):
     assert all(abs(v - ref) <= 1e-7 * abs(ref) for v in finals.values()), finals
 
 
+def _dee_objective(X, y, **params):
+    """DEE's objective over A (flat-vector version for scipy) on centred data."""
+    est = DEE(**params)
+    Z = X - X.mean(0)
+    objective, _ = est._problem(Z, np.unique(y, return_inverse=True)[1].astype(np.int64))
+    return objective, Z
+
+
+def test_cg_and_gd_steps_satisfy_strong_wolfe_on_dee():
+    from graphdr.optim import wolfe_line_search
+
+    X, y = blobs(n_per=15, n_classes=3, n_features=5, seed=7)
+    objective, Z = _dee_objective(X, y)
+    rng = np.random.default_rng(0)
+    for c2 in (0.1, 0.9):
+        A = 0.1 * rng.standard_normal((5, 2))
+        E, G = objective(A)
+        a, _, E_new, G_new, _ = wolfe_line_search(objective, A, E, G, -G, 1e-2, c2=c2)
+        slope = -np.vdot(G, G)
+        assert a > 0 and E_new <= E + 1e-4 * a * slope
+        assert abs(np.vdot(G_new, -G)) <= c2 * abs(slope) * (1 + 1e-12)
+
+
+def test_dee_cg_reaches_scipy_cg_and_ld_objective():
+    import scipy.optimize
+
+    X, y = blobs(n_per=20, n_classes=4, n_features=6, seed=2)
+    objective, Z = _dee_objective(X, y)
+    ld = DEE(optimizer="ld", init="pca", tol=1e-12, max_iter=5000).fit(X, y)
+    cg = DEE(optimizer="cg", init="pca", tol=1e-12, max_iter=5000).fit(X, y)
+    A0 = DEE(optimizer="cg", init="pca", max_iter=1).fit(X, y)  # the same start, one step
+    start = DEE(init="pca")._start(Z, 2, None)
+
+    def flat(a):
+        E, G = objective(a.reshape(start.shape))
+        return E, G.ravel()
+
+    ref = scipy.optimize.minimize(
+        flat, start.ravel(), jac=True, method="CG", options={"gtol": 1e-12}
+    )
+    assert A0.n_iter_ == 1
+    np.testing.assert_allclose(cg.objective_, ref.fun, rtol=1e-6)
+    np.testing.assert_allclose(cg.objective_, ld.objective_, rtol=1e-6)
+    # a real CG: far fewer iterations than steepest descent to the same accuracy
+    gd = DEE(optimizer="gd", init="pca", tol=1e-12, max_iter=5000).fit(X, y)
+    target = ld.objective_ * (1 + 1e-6)
+    first = {e.optimizer: int(np.argmax(e.history_["objective"] <= target)) for e in (cg, gd)}
+    assert 0 < first["cg"] < first["gd"], first
+
+
 def test_ld_direction_is_a_descent_direction():
     X, y = blobs(n_features=6)
     Xc = X - X.mean(0)
@@ -256,9 +307,19 @@ def test_ld_direction_is_a_descent_direction():
 
 
 def test_ld_needs_fewer_iterations_than_fp_and_gd():
+    # anisotropic features (scales 1-30): the conditioning LD's Laplacian preconditioner fixes
     X, y = blobs(n_per=30, n_classes=4, n_features=8, seed=3)
-    iters = {o: DEE(optimizer=o, random_state=0).fit(X, y).n_iter_ for o in ("ld", "fp", "gd")}
-    assert iters["ld"] < iters["fp"] and iters["ld"] < iters["gd"], iters
+    X = X * np.geomspace(1.0, 30.0, 8)
+    fits = {
+        o: DEE(optimizer=o, random_state=0, tol=1e-9, max_iter=3000).fit(X, y)
+        for o in ("ld", "fp", "gd")
+    }
+    best = min(f.objective_ for f in fits.values())
+    # iterations to a relative 1e-6 of the best objective (equal accuracy)
+    first = {
+        o: int(np.argmax(f.history_["objective"] <= best * (1 + 1e-6))) for o, f in fits.items()
+    }
+    assert first["ld"] < first["fp"] and first["ld"] < first["gd"], first
 
 
 # --------------------------------------------------------------------------------------------
@@ -293,7 +354,7 @@ def test_dee_warm_start_continues_from_the_previous_fit():
     est = DEE(tol=1e-10, random_state=0, warm_start=True).fit(X, y)
     first = est.objective_
     est.fit(X, y)
-    assert est.n_iter_ <= 2 and est.objective_ <= first
+    assert est.n_iter_ <= WINDOW + 1 and est.objective_ <= first
 
 
 def test_dee_pca_option_and_unbounded_warning():

@@ -311,6 +311,47 @@ def test_non_nested_run_fits_each_dimension(faces_file, tmp_path):
     assert (tmp_path / "again.csv").read_bytes() == (tmp_path / "run.csv").read_bytes()
 
 
+def test_cv_selects_on_the_training_part_and_the_run_uses_it(faces_file, tmp_path):
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.neighbors import KNeighborsClassifier
+
+    data = faces_like()
+    train, test = dee_compare.recognition_split(data.y, seed=1, train_fraction=0.5)
+    mean, V = dee_compare.pca_basis(data.X[train], 10)
+    Xtr, Xte = (data.X[train] - mean) @ V, (data.X[test] - mean) @ V
+    ytr = data.y[train]
+    params = {"max_iter": 30, "random_state": 1}
+    values = [0.01, 1.0, 30.0]
+    # reference: sklearn's folds and 1-NN classifier
+    scores = []
+    for lam in values:
+        accs = []
+        for f, v in StratifiedKFold(3, shuffle=True, random_state=1).split(Xtr, ytr):
+            m = DEE(n_components=2, lam=lam, **params).fit(Xtr[f], ytr[f])
+            knn = KNeighborsClassifier(1).fit(m.transform(Xtr[f]), ytr[f])
+            accs.append(knn.score(m.transform(Xtr[v]), ytr[v]))
+        scores.append(np.mean(accs))
+    chosen = dee_compare.select_by_cv(
+        "DEE", params, Xtr, ytr, param="lam", values=values, dimension=2, folds=3, seed=1
+    )
+    assert chosen == values[int(np.argmax(scores))]
+    cv = {"param": "lam", "values": values, "dimension": 2, "folds": 3}
+    frame = dee_compare.recognition_run(
+        faces_file, estimator="DEE", params={"max_iter": 30}, nested=False,
+        split={"train_fraction": 0.5}, seeds=[1], dimensions=[2, 3], output=tmp_path / "cv.csv",
+        pca=10, cv=cv,
+    )  # fmt: skip
+    assert (frame["cv_value"] == chosen).all()
+    model = DEE(n_components=3, lam=chosen, **params).fit(Xtr, ytr)
+    ref = dee_compare.one_nn_accuracy(model.transform(Xtr), ytr, model.transform(Xte), data.y[test])
+    assert frame.loc[frame["dim"] == 3, "accuracy"].item() == ref
+    with pytest.raises(ValueError, match="non-nested"):
+        dee_compare.recognition_run(
+            faces_file, estimator="DCV", params={}, nested=True, split={"train_fraction": 0.5},
+            seeds=[1], dimensions=[2], output=tmp_path / "x.csv", cv=cv,
+        )  # fmt: skip
+
+
 def test_fluctuation_counts_movement_beyond_one_rise():
     assert dee_compare_report.fluctuation([50, 60, 70, 70, 70]) == 0.0  # rise, plateau
     assert dee_compare_report.fluctuation([50, 60, 70, 70, 65]) == pytest.approx(5.0)

@@ -259,3 +259,76 @@ def test_deterministic_frame_leaves_the_timing_claims_unjudged(full_shape_frame,
     primary = verdicts[verdicts["variant"] == "primary"].set_index("claim")["verdict"]
     assert (primary[sorted(timed)] == "not checked").all()
     assert (primary.drop(sorted(timed)) != "not checked").sum() > 20
+
+
+def test_multi_start_runs_give_one_split_per_start_and_a_per_start_best(tmp_path):
+    from graphdr import datasets
+    from graphdr.methods import DEE
+    from graphdr.pipeline.papers import dee, dee_runs
+
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(3), 12)
+    X = rng.normal(size=(y.size, 5)) + 3.0 * np.eye(5)[y]
+    prepared = tmp_path / "toy.npz"
+    datasets.save_npz(datasets.Dataset(name="toy", X=X, y=y, class_names=list("abc")), prepared)
+    params = {"n_components": 2, "max_iter": 200, "random_state": 3, "tol": 1e-9}
+    runs = {}
+    for o in ("ld", "gd"):
+        paths = (tmp_path / f"{o}.npz", tmp_path / f"{o}.timing.json")
+        dee_runs.optimizer_run(
+            prepared, estimator="DEE", params=params, optimizer=o, result_path=paths[0],
+            timing_path=paths[1], starts=3,
+        )  # fmt: skip
+        runs[("primary", "Toy", o.upper())] = paths
+    records = dee_runs.start_records(dee.read_run(*runs[("primary", "Toy", "GD")]))
+    assert [r["seed"] for r in records] == [3, 4, 5]
+    # each start is the plain fit with that seed
+    for r in records:
+        ref = DEE(**(params | {"optimizer": "gd", "random_state": r["seed"]})).fit(X, y)
+        np.testing.assert_array_equal(r["objective"], ref.history_["objective"])
+        assert len(r["timing"]["iteration_seconds"]) == ref.n_iter_ + 1
+    frame = dee_results.results_frame(optimizer_runs=runs, baseline="LD")
+    assert set(frame["split"]) == {"3", "4", "5"}
+    v = frame.set_index(["method", "split", "metric"])["value"]
+    for seed in ("3", "4", "5"):
+        E = {
+            o: dee_runs.start_records(dee.read_run(*runs[("primary", "Toy", o)]))[int(seed) - 3][
+                "objective"
+            ]
+            for o in ("LD", "GD")
+        }
+        best = min(e.min() for e in E.values())
+        for o, e in E.items():
+            k = int(v[(o, seed, "iterations_to_1e-4")])
+            assert e[k] - best <= 1e-4 * abs(best) and (k == 0 or e[k - 1] - best > 1e-4 * best)
+    with pytest.raises(ValueError, match="starts must be an integer >= 1"):
+        dee_runs.optimizer_run(
+            prepared, estimator="DEE", params=params, optimizer="ld",
+            result_path=tmp_path / "x.npz", timing_path=tmp_path / "x.json", starts=0,
+        )  # fmt: skip
+    timing = dee_results.results_frame(optimizer_runs=runs, baseline="LD", timing=True)
+    table = dee_results.equal_accuracy_table(frame, timing)
+    assert list(table["optimiser"]) == ["GD", "LD"] or set(table["optimiser"]) == {"GD", "LD"}
+    assert (table["starts"] == 3).all()
+    assert table["iterations_to_1e-3"].str.match(r"^\d+ \[\d+-\d+\]").all()
+
+
+def test_visualisation_variant_copies_the_unchanged_methods(tmp_path):
+    rng = np.random.default_rng(2)
+    y = np.repeat(np.arange(3), 10)
+    runs = []
+    for variant, m in (("primary", "DEE"), ("primary", "t-SNE"), ("pca=100", "DEE")):
+        path = tmp_path / f"{variant}_{m}.npz"
+        io.write_npz(
+            path, {"Z": rng.normal(size=(30, 2)), "y": y, "class_names": np.asarray(list("abc"))}
+        )
+        runs.append((variant, "Yale", m, path))
+    frame = dee_results.results_frame(embedding_runs=runs)
+    v = frame.set_index(["variant", "method", "metric"])["value"]
+    assert set(frame["variant"]) == {"primary", "pca=100"}
+    # the variant's own DEE, and t-SNE copied from the primary run
+    assert v[("pca=100", "t-SNE", "loo_1nn")] == v[("primary", "t-SNE", "loo_1nn")]
+    assert v[("pca=100", "DEE", "loo_1nn")] == pytest.approx(
+        dee_compare_report.separation_scores(io.read_npz(runs[2][3])["Z"], y)["loo_1nn"]
+    )
+    assert len(frame) == 8  # 2 metrics x (2 primary + 2 variant) rows

@@ -43,6 +43,7 @@ def dee_recognition_params(wildcards):
         "split": protocol,
         "seeds": DEE_RECOGNITION["seeds"],
         "dimensions": DEE_RECOGNITION["dimensions"],
+        "cv": spec.get("cv"),
     }
 
 
@@ -58,11 +59,14 @@ def dee_recognition_runs():
     return runs
 
 
-def dee_embedding_runs(datasets=None):
-    """(dataset label, method label) -> embedding npz of the visualisation."""
+def dee_embedding_runs(datasets=None, variants=True):
+    """(dataset label, method label) -> embedding npz of the visualisation; `variants=False`
+    leaves out the sensitivity runs (the figures show the paper's methods only)."""
     runs = {}
     for dataset in datasets or DEE_VISUALISATION.get("datasets", []):
-        for method in DEE_VISUALISATION["methods"]:
+        for method, spec in DEE_VISUALISATION["methods"].items():
+            if not variants and "variant" in spec:
+                continue
             path = rules.dee_embedding_run.output.embedding.format(
                 dataset=dataset, dee_method=method
             )
@@ -70,6 +74,13 @@ def dee_embedding_runs(datasets=None):
                 path
             )
     return runs
+
+
+def dee_study_starts(wildcards):
+    """Random starts of one (optimiser study, dataset): `starts_per_dataset` or `starts`."""
+    spec = study_of(wildcards)
+    per = spec.get("starts_per_dataset") or {}
+    return int(per.get(wildcards.dataset, spec.get("starts", 1)))
 
 
 def dee_optimizer_studies():
@@ -118,8 +129,19 @@ def dee_result_recognition_runs():
 
 
 def dee_result_embedding_runs():
-    """[variant, dataset label, method label, embedding npz] of Figures 7-10."""
-    return [["primary", d, m, f] for (d, m), f in dee_embedding_runs().items()]
+    """[variant, dataset label, method label, embedding npz] of Figures 7-10; a method with
+    `variant` is a sensitivity run of its `variant_of` method (as for Figure 11)."""
+    runs = []
+    for dataset in DEE_VISUALISATION.get("datasets", []):
+        for method, spec in DEE_VISUALISATION.get("methods", {}).items():
+            path = rules.dee_embedding_run.output.embedding.format(
+                dataset=dataset, dee_method=method
+            )
+            variant = spec.get("variant", "primary")
+            of = spec.get("variant_of", method)
+            label = dee_method_label(DEE_VISUALISATION, of)
+            runs.append([variant, dee_label(dataset), label, path])
+    return runs
 
 
 def dee_result_files():

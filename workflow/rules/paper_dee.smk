@@ -4,7 +4,8 @@
 
 
 rule optimizer_run:
-    """Fit the study's estimator with one optimiser on every sample of one dataset."""
+    """Fit the study's estimator with one optimiser on every sample of one dataset, from the
+    study's random starts."""
     input:
         prepared=rules.prepare_dataset.output.prepared,
         code=lambda w: code(
@@ -30,6 +31,7 @@ rule optimizer_run:
     params:
         estimator=lambda w: study_of(w)["estimator"],
         params=lambda w: study_of(w).get("params", {}),
+        starts=dee_study_starts,
     script:
         "../scripts/optimizer_run.py"
 
@@ -236,7 +238,7 @@ rule dee_embedding_run:
 rule dee_visualisation_figure:
     """One of Figures 7-10: the 2-D embeddings of one dataset, one panel per method."""
     input:
-        runs=lambda w: list(dee_embedding_runs([w.dataset]).values()),
+        runs=lambda w: list(dee_embedding_runs([w.dataset], variants=False).values()),
         code=code("graphdr.pipeline.papers.dee_compare_report"),
     output:
         pdf=figures("dee/dee_visualisation_{dataset}.pdf"),
@@ -259,7 +261,10 @@ rule dee_visualisation_figure:
         mem_mb=memory("dee_visualisation_figure"),
         runtime=resource("dee_visualisation_figure", "runtime"),
     params:
-        runs=lambda w: [[m, f] for (_, m), f in dee_embedding_runs([w.dataset]).items()],
+        runs=lambda w: [
+            [m, f]
+            for (_, m), f in dee_embedding_runs([w.dataset], variants=False).items()
+        ],
         dataset=lambda w: dee_label(w.dataset),
         report_caption=dee_visualisation_caption(),
     script:
@@ -304,13 +309,24 @@ rule dee_visualisation_table:
 # judge_claims rule judges config/references/dee_claims.csv on it and on the measured seconds,
 # which go to a separate frame (a "timing" file: ledger.papers.dee.timing).
 rule dee_results:
-    """The tidy results frame of paper 003 (deterministic) and its measured-seconds part."""
+    """The tidy results frame of paper 003 (deterministic) and its measured-seconds part, and
+    the optimisers' equal-accuracy tables (iterations; measured seconds)."""
     input:
         runs=lambda w: dee_result_files(),
         code=code("graphdr.pipeline.papers.dee_results"),
     output:
         results=figures("dee/dee_results.csv"),
         timing=figures("dee/dee_results_timing.csv"),
+        equal_accuracy_csv=figures("dee/dee_optimizers_equal_accuracy.csv"),
+        equal_accuracy_md=figures("dee/dee_optimizers_equal_accuracy.md"),
+        equal_accuracy_tex=figures("dee/dee_optimizers_equal_accuracy.tex"),
+        equal_accuracy_timing_csv=figures(
+            "dee/dee_optimizers_equal_accuracy_timing.csv"
+        ),
+        equal_accuracy_timing_md=figures("dee/dee_optimizers_equal_accuracy_timing.md"),
+        equal_accuracy_timing_tex=figures(
+            "dee/dee_optimizers_equal_accuracy_timing.tex"
+        ),
     log:
         logs("dee_results/dee.log"),
     benchmark:

@@ -27,5 +27,10 @@ with runtime.job(snakemake):
         "recognition_runs": [tuple(r) for r in p.recognition_runs],
         "embedding_runs": [tuple(r) for r in p.embedding_runs],
     }
+    frames = {}
     for timing, output in ((False, snakemake.output.results), (True, snakemake.output.timing)):
-        write_results(dee_results.results_frame(**runs, timing=timing), output)
+        frames[timing] = dee_results.results_frame(**runs, timing=timing)
+        write_results(frames[timing], output)
+    stem = snakemake.output.equal_accuracy_csv.removesuffix(".csv")
+    timing_stem = snakemake.output.equal_accuracy_timing_csv.removesuffix(".csv")
+    dee_results.write_equal_accuracy_tables(frames[False], frames[True], stem, timing_stem)

@@ -28,4 +28,5 @@ with runtime.job(snakemake):
         optimizer=snakemake.wildcards.optimizer,
         result_path=snakemake.output.result,
         timing_path=snakemake.output.timing,
+        starts=snakemake.params.starts,
     )

@@ -65,6 +65,23 @@ def _class_means(X: np.ndarray, codes: np.ndarray, n_classes: int) -> np.ndarray
 # --------------------------------------------------------------------------------------------
 
 
+def smallest_scatter_common_vectors(Xc, codes, n_classes, k, tol):
+    """Common vectors on the ``k`` smallest-eigenvalue directions of ``S_w`` (a sensitivity
+    variant of :func:`common_vectors`): the class means projected onto the span of the ``k``
+    eigenvectors of ``S_w`` with the smallest eigenvalues, within the range of the total
+    scatter (constant features carry nothing). With ``k`` at most the null space's dimension
+    this is a subspace of the exact null space; beyond it, directions of small but non-zero
+    within-class scatter join (the classes no longer collapse to single points)."""
+    means = _class_means(Xc, codes, n_classes)
+    Xw = Xc - means[codes]
+    _, s, Vt = scipy.linalg.svd(Xc, full_matrices=False)
+    B = Vt[s > tol * s[0]].T if s.size and s[0] > 0 else Vt[:0].T
+    Wb = Xw @ B
+    _, V = scipy.linalg.eigh(Wb.T @ Wb)  # ascending
+    N0 = B @ V[:, : min(int(k), B.shape[1])]
+    return (means @ N0) @ N0.T
+
+
 def common_vectors(Xc, codes, n_classes, n_needed, tol):
     """Per-class common vectors: the class means projected onto the null space of ``S_w``.
 
@@ -128,6 +145,11 @@ class DCV(_LinearSpectral):
         At most ``n_classes - 1`` (None: that bound, or ``n_features`` if smaller).
     tol : float, default=1e-8
         Relative singular-value threshold defining the range of ``S_w``.
+    n_smallest : int or None, default=None
+        None: the exact null space of ``S_w`` (Cevikalp et al.). An int k: the k
+        smallest-eigenvalue directions of ``S_w`` instead (:func:`smallest_scatter_common_vectors`;
+        a sensitivity variant for data whose null space is small, e.g. USPS with 256 features and
+        250 training digits: 16 dimensions).
 
     Attributes
     ----------
@@ -138,21 +160,33 @@ class DCV(_LinearSpectral):
     exact_null_space_ : bool.
     """
 
-    def __init__(self, n_components=None, *, tol=1e-8):
+    def __init__(self, n_components=None, *, tol=1e-8, n_smallest=None):
         self.n_components = n_components
         self.tol = tol
+        self.n_smallest = n_smallest
 
     def fit(self, X, y):
         """Fit on labelled data ``X`` (N x D), ``y`` (N,)."""
         if not (isinstance(self.tol, numbers.Real) and 0 <= self.tol < 1):
             raise ValueError(f"tol must be a number in [0, 1), got {self.tol!r}.")
+        ns = self.n_smallest
+        if ns is not None and (
+            isinstance(ns, bool) or not isinstance(ns, numbers.Integral) or ns < 1
+        ):
+            raise ValueError(
+                f"n_smallest must be None (exact null space) or an integer >= 1, got {ns!r}."
+            )
         X, codes = self._validate_xy(X, y, "DCV")
         n_classes = self.classes_.size
         d = self._resolve(n_classes, X.shape[1])
         self.mean_ = X.mean(axis=0)
-        common, self.exact_null_space_ = common_vectors(
-            X - self.mean_, codes, n_classes, d, self.tol
-        )
+        if ns is None:
+            common, self.exact_null_space_ = common_vectors(
+                X - self.mean_, codes, n_classes, d, self.tol
+            )
+        else:
+            common = smallest_scatter_common_vectors(X - self.mean_, codes, n_classes, ns, self.tol)
+            self.exact_null_space_ = False
         Cc = common - common.mean(axis=0)
         _, s, Vt = scipy.linalg.svd(Cc, full_matrices=False)
         self.components_ = np.ascontiguousarray(flip_signs(Vt[:d].T.copy()).T)

@@ -384,8 +384,9 @@ class DEE(_LinearElastic):
     optimizer : {"ld", "fp", "cg", "gd"}, default="ld"
         Search direction: Laplacian direction ``-(4 X^T L+ X + mu I)^{-1} g`` (paper 003,
         sec. 3.3), fixed point ``-(4 X^T D+ X + mu I)^{-1} g`` (sec. 3.2), Polak-Ribiere+
-        conjugate gradients, or steepest descent. All share the line search and stopping rule
-        of :func:`graphdr.optim.minimize`.
+        conjugate gradients, or steepest descent. LD/FP use Armijo backtracking from step 1,
+        CG/GD a strong-Wolfe line search (scipy's); all share the stopping rule of
+        :func:`graphdr.optim.minimize`.
     mu : float, default=1e-6
         Ridge added to the LD/FP matrix, relative to its mean eigenvalue (``X^T L+ X`` is
         singular when n_features > n_samples - n_classes).
@@ -397,7 +398,9 @@ class DEE(_LinearElastic):
         coordinate has standard deviation 1e-2.
     max_iter : int, default=1000
     tol : float, default=1e-5
-        Stop when the relative change of E falls below ``tol``.
+        Stop when the relative change of E stays below ``tol`` on
+        :data:`graphdr.optim.WINDOW` (5) consecutive iterations, or when the gradient norm falls
+        below 1e-9 times the first one.
     warm_start : bool, default=False
         Start from the previous ``components_`` when the shapes match.
     random_state : int, RandomState instance or None
@@ -430,6 +433,10 @@ class DEE(_LinearElastic):
     0 and has no minimiser. The fit then ends at ``tol``/``max_iter`` with a DCV-like embedding
     whose scale depends on when it stopped. ``fit`` warns (:class:`UnboundedObjectiveWarning`);
     ``pca=k`` with k well below ``n_samples - n_classes`` gives a well-posed problem.
+    Paper 003 fits raw pixels (no PCA is stated): of its four sets, ORL (1024 > 400 - 40) and
+    Yale (1024 > 165 - 15) are in this degenerate case, COIL20 (1024 < 1440 - 20) and USPS-60
+    (256 < 600 - 10) are not. On ORL and Yale "the optimum" and "iterations to converge" then
+    measure how fast an optimiser drives E towards 0, not the distance to a minimiser.
     """
 
     _method = "DEE"
@@ -530,6 +537,7 @@ class DSNE(_LinearElastic):
 
     with ``grad_A C = 4 X^T L_g X A``, ``L_g`` the Laplacian of ``g_ij = (p_ij - q_ij) / (1 + d_ij)``
     (derivation in docs/dee.md; checked against finite differences in the tests).
+    Reconstructed from paper 003's summary: the original DSNE text was not found (docs/dee.md).
 
     Parameters
     ----------

@@ -37,10 +37,12 @@ __all__ = [
     "pca_basis",
     "recognition_run",
     "recognition_split",
+    "select_by_cv",
 ]
 
-#: columns of a recognition run's CSV
-RUN_COLUMNS = ["seed", "dim", "accuracy", "n_iter", "converged", "n_classes"]
+#: columns of a recognition run's CSV (``cv_value``: the parameter value chosen by the
+#: cross-validation on the replication's training part, NaN without one)
+RUN_COLUMNS = ["seed", "dim", "accuracy", "n_iter", "converged", "n_classes", "cv_value"]
 
 
 def make_estimator(name: str, params: Mapping):
@@ -108,6 +110,7 @@ def recognition_run(
     dimensions: Sequence[int],
     output: str | os.PathLike,
     pca: int | None = None,
+    cv: Mapping | None = None,
 ) -> pd.DataFrame:
     """1-NN test accuracy against dimension of one method on one dataset, every replication.
 
@@ -116,9 +119,13 @@ def recognition_run(
     one). ``pca``: the method sees the data projected on the ``pca`` leading principal axes of
     the training part (:func:`pca_basis`), train and test alike. ``nested``: fit once with
     ``n_components=None`` (every direction the method offers) and score the leading columns;
-    otherwise fit once per dimension of the grid that the input allows. Writes and returns the
-    long table (:data:`RUN_COLUMNS`).
+    otherwise fit once per dimension of the grid that the input allows. ``cv`` (non-nested
+    methods): ``{param, values, dimension, folds}``: per replication, ``param`` is chosen among
+    ``values`` by :func:`select_by_cv` on the training part only, then every dimension is fitted
+    with it. Writes and returns the long table (:data:`RUN_COLUMNS`).
     """
+    if cv is not None and nested:
+        raise ValueError("cv is implemented for non-nested methods only (one fit per dimension).")
     dataset = load_npz(prepared)
     X, y = dataset.X, dataset.y
     rows = []
@@ -139,20 +146,72 @@ def recognition_run(
             Z_train, Z_test = model.transform(X_train), model.transform(X_test)
             acc = accuracy_curve(Z_train, y[train], Z_test, y[test], dims)
             n_classes = np.unique(y[train]).size
-            rows += [(seed, d, a, np.nan, True, n_classes) for d, a in zip(dims, acc, strict=True)]
+            rows += [
+                (seed, d, a, np.nan, True, n_classes, np.nan)
+                for d, a in zip(dims, acc, strict=True)
+            ]
             continue
+        chosen = np.nan
+        if cv is not None:
+            chosen = select_by_cv(estimator, seeded, X_train, y[train], seed=int(seed), **cv)
+            seeded[cv["param"]] = chosen
         for d in sorted({int(d) for d in dimensions if d <= cap}):
             model = make_estimator(estimator, seeded | {"n_components": d})
             model.fit(X_train, y[train])
             Z_train, Z_test = model.transform(X_train), model.transform(X_test)
             acc = one_nn_accuracy(Z_train, y[train], Z_test, y[test])
             rows.append(
-                (seed, d, acc, int(model.n_iter_), bool(model.converged_), np.unique(y).size)
-            )
+                (
+                    seed, d, acc, int(model.n_iter_), bool(model.converged_), np.unique(y).size,
+                    chosen,
+                )
+            )  # fmt: skip
     frame = pd.DataFrame(rows, columns=RUN_COLUMNS)
     frame["seed"] = frame["seed"].astype(int)
     io.write_csv(frame, output)
     return frame
+
+
+def select_by_cv(
+    estimator: str,
+    params: Mapping,
+    X,
+    y,
+    *,
+    param: str,
+    values: Sequence,
+    dimension: int,
+    folds: int = 3,
+    seed: int = 0,
+):
+    """The value of ``param`` among ``values`` with the best mean 1-NN accuracy over a
+    stratified ``folds``-fold split of (``X``, ``y``) (a replication's training part), the
+    method fitted at ``dimension`` (capped by the features); ties go to the first value.
+    Deterministic: the folds are shuffled with ``seed``."""
+    from sklearn.model_selection import StratifiedKFold
+
+    folds = min(int(folds), int(np.bincount(np.unique(y, return_inverse=True)[1]).min()))
+    if folds < 2:
+        raise ValueError(
+            f"cross-validation needs at least 2 samples of every class, the smallest class has "
+            f"{folds}; drop `cv` or give more training samples."
+        )
+    d = min(int(dimension), X.shape[1])
+    split = StratifiedKFold(folds, shuffle=True, random_state=seed).split(X, y)
+    split = list(split)
+    scores = []
+    for value in values:
+        accs = []
+        for fit_idx, val_idx in split:
+            model = make_estimator(estimator, dict(params) | {param: value, "n_components": d})
+            model.fit(X[fit_idx], y[fit_idx])
+            accs.append(
+                one_nn_accuracy(
+                    model.transform(X[fit_idx]), y[fit_idx], model.transform(X[val_idx]), y[val_idx]
+                )
+            )
+        scores.append(float(np.mean(accs)))
+    return values[int(np.argmax(scores))]
 
 
 def embedding_run(

@@ -9,6 +9,7 @@ deterministic (no measured times). The paper's claims are judged by the claims l
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Mapping
 
@@ -84,8 +85,9 @@ def plot_recognition(curves: pd.DataFrame, stem: str | os.PathLike) -> None:
     """Figure 11: one panel per dataset, mean accuracy against dimension with +-1 std bands."""
     datasets = list(dict.fromkeys(curves["dataset"]))
     methods = list(dict.fromkeys(curves["method"]))
-    colours = dict(zip(methods, reporting.OKABE_ITO, strict=False))
-    markers = dict(zip(methods, "osD^v<>", strict=False))
+    # more methods than colours or markers (sensitivity runs, baselines): cycle them
+    colours = dict(zip(methods, itertools.cycle(reporting.OKABE_ITO), strict=False))
+    markers = dict(zip(methods, itertools.cycle("osD^v<>p*"), strict=False))
     ncols = min(2, len(datasets))
     nrows = -(-len(datasets) // ncols)
     with reporting.figure_style(**{"figure.figsize": (3.4 * ncols, 2.6 * nrows)}):
@@ -97,7 +99,9 @@ def plot_recognition(curves: pd.DataFrame, stem: str | os.PathLike) -> None:
                 if c.empty:
                     continue
                 x, m, s = c["dim"].to_numpy(), c["mean"].to_numpy(), c["std"].to_numpy()
-                ax.plot(x, m, marker=markers[method], ms=3, color=colours[method], label=method)
+                style = "--" if "baseline" in method else "-"
+                ax.plot(x, m, style, marker=markers[method], ms=3, color=colours[method],
+                        label=method)  # fmt: skip
                 ax.fill_between(x, m - s, m + s, color=colours[method], alpha=0.15, lw=0)
             ax.set_xscale("log")
             ax.set_title(dataset)

@@ -21,7 +21,8 @@ value``) built from the runs the paper's workflow already writes; the ledger
   the methods whose curves go beyond C-1 share), ``near_best_dim`` (the lowest dimension
   within ``within`` points of the seed's best), ``max_dim_minus_c1`` (largest dimension minus
   C-1; only where some method's curve goes beyond C-1, else the grid ends every curve) and
-  ``mean_iterations`` (non-nested methods). A sensitivity method (``DEE (λ=10)``) becomes
+  ``mean_iterations`` (non-nested methods) and ``cv_value`` (the parameter value chosen by the
+  replication's cross-validation, for methods with ``cv``). A sensitivity method (``DEE (λ=10)``) becomes
   method ``DEE`` of its own variant, beside copies of the other methods' rows.
 * ``visualisation`` (Figures 7-10): ``loo_1nn`` and ``within_between`` of each 2-D embedding.
 
@@ -42,9 +43,12 @@ from graphdr.ledger import PRIMARY, RESULT_COLUMNS
 from graphdr.pipeline import io
 from graphdr.pipeline.papers.dee import read_run
 from graphdr.pipeline.papers.dee_compare_report import fluctuation, separation_scores
+from graphdr.pipeline.papers.dee_runs import start_records
 
 __all__ = [
-    "EQUAL_ACCURACY",
+    "LEVELS",
+    "equal_accuracy_table",
+    "write_equal_accuracy_tables",
     "PAPER",
     "TIMING_METRICS",
     "optimizer_rows",
@@ -54,11 +58,16 @@ __all__ = [
 ]
 
 PAPER = "dee"
-#: relative gap to the best objective at which optimisers are compared "at equal accuracy"
-EQUAL_ACCURACY = 1e-3
-_EA = "1e-3"  # its name in the metrics (iterations_to_1e-3, ...)
+#: relative gaps (E - E*) / E* at which optimisers are compared "at equal accuracy"
+LEVELS = ("1e-2", "1e-3", "1e-4")
 #: metrics of the optimiser study that hold measured seconds (the timing frame)
-TIMING_METRICS = ("seconds", "seconds_per_iteration", f"seconds_to_{_EA}")
+TIMING_METRICS = (
+    "seconds",
+    "setup_seconds",
+    "direction_seconds",
+    "seconds_per_iteration",
+    *(f"seconds_to_{lv}" for lv in LEVELS),
+)
 
 
 def _row(study, variant, dataset, method, metric, value, *, split="0", dimension="", clf=""):
@@ -79,72 +88,151 @@ def _row(study, variant, dataset, method, metric, value, *, split="0", dimension
 # ---- optimisers (Figures 2-6) --------------------------------------------------------------
 
 
+def _first_reached(E: np.ndarray, best: float, level: float, n_iter: int) -> int:
+    """First iteration whose E is within a relative ``level`` of ``best`` (``n_iter + 1``, a
+    lower bound, when never)."""
+    reached = np.flatnonzero((E - best) <= level * abs(best))
+    return int(reached[0]) if reached.size else n_iter + 1
+
+
 def optimizer_rows(
     runs: Mapping[tuple[str, str, str], tuple[str | os.PathLike, str | os.PathLike]],
     *,
     baseline: str,
-    seed: int = 0,
 ) -> pd.DataFrame:
     """Rows of the optimiser study. ``runs`` maps ``(variant, dataset, optimiser)`` labels to
     ``(result npz, timing json)`` (:mod:`graphdr.pipeline.papers.dee_runs`); ``baseline`` is the
-    optimiser the ratios divide by (LD); ``seed`` the random start of every run (``split``)."""
-    loaded = {key: read_run(*paths) for key, paths in runs.items()}
+    optimiser the ratios divide by (LD). One ``split`` per random start (its seed); E* is the
+    lowest objective any optimiser reaches from that start."""
+    loaded = {key: start_records(read_run(*paths)) for key, paths in runs.items()}
     rows = []
     groups: dict[tuple[str, str], list[str]] = {}
     for variant, dataset, optimizer in loaded:
         groups.setdefault((variant, dataset), []).append(optimizer)
     for (variant, dataset), optimizers in groups.items():
-        runs_here = {o: loaded[(variant, dataset, o)] for o in optimizers}
-        best = min(float(np.min(r["objective"])) for r in runs_here.values())
-        measured = {}
-        for o, run in runs_here.items():
-            E = np.asarray(run["objective"], dtype=float)
-            n_iter = int(run["n_iter"])
-            reached = np.flatnonzero((E - best) <= EQUAL_ACCURACY * abs(best))
-            k = int(reached[0]) if reached.size else n_iter + 1
-            scores = separation_scores(run["Z"], run["y"])
-            values = {
-                "iterations": n_iter,
-                "log2_iterations": np.log2(max(n_iter, 1)),
-                "objective": E[-1],
-                "converged": float(bool(run["converged"])),
-                f"iterations_to_{_EA}": k,
-                **scores,
-            }
-            timing = run["timing"]
-            per_iter = np.asarray(timing["iteration_seconds"], dtype=float)
-            own_setup = float(timing["phases"].get("direction", 0.0))
-            measured[o] = {
-                "seconds": float(timing["fit_seconds"]),
-                "seconds_per_iteration": float(per_iter[1:].mean()) if n_iter else 0.0,
-                f"seconds_to_{_EA}": own_setup + float(per_iter[: min(k, n_iter) + 1].sum()),
-            }
-            rows += [
-                _row("optimizers", variant, dataset, o, m, v, split=seed, dimension=2,
-                     clf="1nn" if m == "loo_1nn" else "")
-                for m, v in values.items()
-            ]  # fmt: skip
-        for o, values in measured.items():
-            rows += [
-                _row("optimizers", variant, dataset, o, m, v, split=seed, dimension=2)
-                for m, v in values.items()
-            ]
-            if baseline in measured:
-                for m in ("seconds", f"seconds_to_{_EA}"):
-                    ratio = values[m] / measured[baseline][m]
-                    rows.append(
-                        _row(
-                            "optimizers",
-                            variant,
-                            dataset,
-                            o,
-                            f"{m}_ratio_{baseline.lower()}",
-                            ratio,
-                            split=seed,
-                            dimension=2,
-                        )
-                    )
+        by_seed: dict[int, dict[str, dict]] = {}
+        for o in optimizers:
+            for rec in loaded[(variant, dataset, o)]:
+                by_seed.setdefault(rec["seed"], {})[o] = rec
+        for seed, runs_here in sorted(by_seed.items()):
+            rows += _optimizer_start_rows(variant, dataset, seed, runs_here, baseline)
     return pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
+
+
+def _optimizer_start_rows(variant, dataset, seed, runs_here, baseline) -> list[dict]:
+    best = min(float(np.min(r["objective"])) for r in runs_here.values())
+    rows, measured = [], {}
+    for o, run in runs_here.items():
+        E, n_iter = run["objective"], run["n_iter"]
+        first = {lv: _first_reached(E, best, float(lv), n_iter) for lv in LEVELS}
+        values = {
+            "iterations": n_iter,
+            "log2_iterations": np.log2(max(n_iter, 1)),
+            "objective": E[-1],
+            "objective_gap": (E[-1] - best) / abs(best) if best != 0 else 0.0,
+            "converged": float(run["converged"]),
+            **{f"iterations_to_{lv}": k for lv, k in first.items()},
+            **{f"reached_{lv}": float(k <= n_iter) for lv, k in first.items()},
+            **separation_scores(run["Z"], run["y"]),
+        }
+        timing = run["timing"]
+        per_iter = np.asarray(timing.get("iteration_seconds", [0.0]), dtype=float)
+        phases = timing.get("phases", {})
+        own_setup = float(phases.get("direction", 0.0))
+        measured[o] = {
+            "seconds": float(timing.get("fit_seconds", np.nan)),
+            "setup_seconds": float(phases.get("setup", np.nan)),
+            "direction_seconds": own_setup,
+            "seconds_per_iteration": float(per_iter[1:].mean()) if n_iter else 0.0,
+            **{
+                f"seconds_to_{lv}": own_setup + float(per_iter[: min(k, n_iter) + 1].sum())
+                for lv, k in first.items()
+            },
+        }
+        rows += [
+            _row("optimizers", variant, dataset, o, m, v, split=seed, dimension=2,
+                 clf="1nn" if m == "loo_1nn" else "")
+            for m, v in values.items()
+        ]  # fmt: skip
+    for o, values in measured.items():
+        rows += [
+            _row("optimizers", variant, dataset, o, m, v, split=seed, dimension=2)
+            for m, v in values.items()
+        ]
+        if baseline in measured:
+            for m in ("seconds", *(f"seconds_to_{lv}" for lv in LEVELS)):
+                ratio = values[m] / measured[baseline][m]
+                name = f"{m}_ratio_{baseline.lower()}"
+                rows.append(_row("optimizers", variant, dataset, o, name, ratio, split=seed,
+                                 dimension=2))  # fmt: skip
+    return rows
+
+
+def equal_accuracy_table(frame: pd.DataFrame, timing: pd.DataFrame) -> pd.DataFrame:
+    """Median [min-max] over the random starts of the iterations and measured seconds (the
+    optimiser's own set-up included, the shared set-up excluded) to each equal-accuracy level,
+    with the relE-stop iterations and the shared set-up seconds for reference; one row per
+    (variant, dataset, optimiser)."""
+    both = pd.concat([frame, timing], ignore_index=True)
+    both = both[both["study"] == "optimizers"]
+    metrics = [
+        *(f"iterations_to_{lv}" for lv in LEVELS),
+        *(f"seconds_to_{lv}" for lv in LEVELS),
+        "iterations",
+        "setup_seconds",
+    ]
+    out = []
+    for (variant, dataset, method), part in both.groupby(
+        ["variant", "dataset", "method"], sort=False
+    ):
+        row = {"variant": variant, "dataset": dataset, "optimiser": method}
+        row["starts"] = part["split"].nunique()
+        for m in metrics:
+            v = part.loc[part["metric"] == m, "value"].to_numpy(dtype=float)
+            if not v.size:
+                continue
+            fmt = "{:.0f}" if not m.startswith(("seconds", "setup")) else "{:.3g}"
+            row[m] = f"{fmt.format(np.median(v))} [{fmt.format(v.min())}-{fmt.format(v.max())}]"
+            if m.startswith("iterations_to_"):
+                lv = m.removeprefix("iterations_to_")
+                hit = part.loc[part["metric"] == f"reached_{lv}", "value"].to_numpy()
+                if hit.size and hit.min() < 1:
+                    row[m] += f" ({int(hit.size - hit.sum())} not reached)"
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def write_equal_accuracy_tables(frame, timing, stem, timing_stem) -> None:
+    """The equal-accuracy table split in its deterministic part (iterations, ``stem``) and its
+    measured part (seconds, ``timing_stem``: a timing file), each as .csv/.md/.tex."""
+    from graphdr import reporting
+
+    table = equal_accuracy_table(frame, timing)
+    keys = ["variant", "dataset", "optimiser", "starts"]
+    iters = [c for c in table.columns if c.startswith("iterations")]
+    secs = [c for c in table.columns if c.startswith(("seconds", "setup"))]
+    levels = ", ".join(LEVELS)
+    reporting.write_table(
+        table[keys + iters],
+        stem,
+        caption=(
+            "DEE optimisers at equal accuracy: iterations until (E - E*)/E* <= "
+            f"{levels}, E* the lowest objective any optimiser reaches from the same random "
+            "start; median [min-max] over the starts ('not reached': counted one past the "
+            "last iteration, a lower bound); `iterations`: at the relE stopping rule, for "
+            "reference."
+        ),
+    )
+    reporting.write_table(
+        table[keys + secs],
+        timing_stem,
+        caption=(
+            "DEE optimisers at equal accuracy, MEASURED seconds (this machine, shared): the "
+            "optimiser's own set-up (LD/FP matrix and Cholesky) plus its iterations up to each "
+            "level; `setup_seconds`: the set-up every optimiser shares (distances, weights, "
+            "PCA), excluded from the others. Median [min-max] over the starts."
+        ),
+    )
 
 
 # ---- recognition (Figure 11) -----------------------------------------------------------------
@@ -212,6 +300,8 @@ def _recognition_dataset(variant, dataset, part: pd.DataFrame, within: float) ->
                 derived["max_dim_minus_c1"] = int(acc.index.max()) - (n_classes - 1)
             if c["n_iter"].notna().any():
                 derived["mean_iterations"] = float(c["n_iter"].mean())
+            if "cv_value" in c and c["cv_value"].notna().any():
+                derived["cv_value"] = float(c["cv_value"].dropna().iloc[0])
             for d, a in acc.items():
                 rows.append(
                     _row("recognition", variant, dataset, method, "accuracy", a, split=seed,
@@ -232,7 +322,9 @@ def _recognition_dataset(variant, dataset, part: pd.DataFrame, within: float) ->
 def visualisation_rows(
     runs: Iterable[tuple[str, str, str, str | os.PathLike]], *, seed: int = 0
 ) -> pd.DataFrame:
-    """Rows of Figures 7-10: ``runs`` is ``(variant, dataset, method, embedding npz)``."""
+    """Rows of Figures 7-10: ``runs`` is ``(variant, dataset, method, embedding npz)``. A
+    variant other than ``primary`` holds only the methods it changes: the other methods' rows
+    of the same dataset are copied into it (as for Figure 11)."""
     rows = []
     for variant, dataset, method, path in runs:
         run = io.read_npz(path)
@@ -241,7 +333,18 @@ def visualisation_rows(
                 _row("visualisation", variant, dataset, method, metric, value, split=seed,
                      dimension=2, clf="1nn" if metric == "loo_1nn" else "")
             )  # fmt: skip
-    return pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
+    frame = pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
+    primary = frame[frame["variant"] == PRIMARY]
+    parts = [frame]
+    for variant in sorted(set(frame["variant"]) - {PRIMARY}):
+        own = frame[frame["variant"] == variant]
+        changed = set(zip(own["dataset"], own["method"], strict=True))
+        keep = [
+            (d, m) not in changed
+            for d, m in zip(primary["dataset"], primary["method"], strict=True)
+        ]
+        parts.append(primary[keep].assign(variant=variant))
+    return pd.concat(parts, ignore_index=True)
 
 
 # ---- the frame ---------------------------------------------------------------------------------

@@ -11,6 +11,12 @@ optimiser on a whole prepared dataset (no split: the paper embeds every sample) 
   ``timings_`` (set-up, direction, iterations) and the fit's wall time. They vary from run to
   run and from machine to machine.
 
+With ``starts > 1`` the run also fits the random starts ``random_state + k``, k = 1..starts-1
+(the equal-accuracy comparison needs several starts per dataset): their records are the
+``start<k>_*`` arrays of the npz (``Z``, ``objective``, ``n_iter``, ``converged``) and the
+``starts`` list of the JSON (one timing record per start, start 0 first); ``starts_seed`` lists
+every start's seed. The plain keys are start 0 (the figures' run).
+
 Naming convention: every workflow output whose file name contains ``timing`` holds wall-clock
 measurements and is excluded from the byte-identity guarantee (docs/workflow.md); everything
 else is deterministic. This module imports no plotting or reporting code, so editing those
@@ -30,7 +36,7 @@ import numpy as np
 from graphdr.datasets.prepared import load_npz
 from graphdr.pipeline import io
 
-__all__ = ["TIMING_MARK", "is_timing_output", "optimizer_run"]
+__all__ = ["TIMING_MARK", "is_timing_output", "optimizer_run", "start_records"]
 
 #: substring of the file name of every output that holds wall-clock measurements
 TIMING_MARK = "timing"
@@ -49,41 +55,81 @@ def optimizer_run(
     optimizer: str,
     result_path: str | os.PathLike,
     timing_path: str | os.PathLike,
+    starts: int = 1,
 ) -> dict:
-    """Fit ``estimator(**params, optimizer=optimizer)`` on every sample of ``prepared``.
+    """Fit ``estimator(**params, optimizer=optimizer)`` on every sample of ``prepared``, from
+    ``starts`` random starts (seeds ``params["random_state"] + k``).
 
     Writes the deterministic record to ``result_path`` (npz) and the measurements to
     ``timing_path`` (JSON); returns the timing record.
     """
+    if isinstance(starts, bool) or not isinstance(starts, int) or starts < 1:
+        raise ValueError(f"starts must be an integer >= 1, got {starts!r}.")
     dataset = load_npz(prepared)
     make = getattr(importlib.import_module("graphdr.methods"), estimator)
-    model = make(**(dict(params) | {"optimizer": optimizer}))
     _warm_up(make, params, optimizer, dataset)
-    start = time.perf_counter()
-    Z = model.fit_transform(dataset.X, dataset.y)
-    fit_seconds = time.perf_counter() - start
-    history = model.history_
+    seed0 = int(params.get("random_state") or 0)
     arrays = {
-        "Z": np.asarray(Z, dtype=np.float64),
         "y": dataset.y,
         "class_names": np.asarray(dataset.class_names, dtype=np.str_),
-        "objective": np.asarray(history["objective"], dtype=np.float64),
-        "step": np.asarray(history["step"], dtype=np.float64),
-        "n_evals": np.asarray(history["n_evals"]),
-        "n_iter": np.asarray(model.n_iter_),
-        "converged": np.asarray(bool(model.converged_)),
-        "stop_message": np.asarray(str(model.stop_message_), dtype=np.str_),
+        "starts_seed": np.arange(seed0, seed0 + starts),
     }
-    timing = {
-        "optimizer": optimizer,
-        "n_iter": int(model.n_iter_),
-        "fit_seconds": fit_seconds,
-        "phases": {k: float(v) for k, v in model.timings_.items()},
-        "iteration_seconds": [float(t) for t in history["time"]],
-    }
+    records = []
+    for k in range(starts):
+        model = make(**(dict(params) | {"optimizer": optimizer, "random_state": seed0 + k}))
+        start = time.perf_counter()
+        Z = model.fit_transform(dataset.X, dataset.y)
+        fit_seconds = time.perf_counter() - start
+        history = model.history_
+        prefix = "" if k == 0 else f"start{k}_"
+        arrays |= {
+            f"{prefix}Z": np.asarray(Z, dtype=np.float64),
+            f"{prefix}objective": np.asarray(history["objective"], dtype=np.float64),
+            f"{prefix}n_iter": np.asarray(model.n_iter_),
+            f"{prefix}converged": np.asarray(bool(model.converged_)),
+        }
+        if k == 0:
+            arrays |= {
+                "step": np.asarray(history["step"], dtype=np.float64),
+                "n_evals": np.asarray(history["n_evals"]),
+                "stop_message": np.asarray(str(model.stop_message_), dtype=np.str_),
+            }
+        records.append(
+            {
+                "seed": seed0 + k,
+                "n_iter": int(model.n_iter_),
+                "fit_seconds": fit_seconds,
+                "phases": {key: float(v) for key, v in model.timings_.items()},
+                "iteration_seconds": [float(t) for t in history["time"]],
+            }
+        )
+    timing = {"optimizer": optimizer, **records[0], "starts": records}
     io.write_npz(result_path, arrays)
     io.write_json(timing, timing_path)
     return timing
+
+
+def start_records(run: Mapping) -> list[dict]:
+    """Every start of a run read by :func:`graphdr.pipeline.papers.dee.read_run` (with its
+    timing): ``seed, Z, y, objective, n_iter, converged`` and ``timing`` (that start's JSON
+    record), start 0 first. Runs written before multi-start records hold one start."""
+    seeds = np.asarray(run.get("starts_seed", [0])).tolist()
+    timings = run.get("timing", {}).get("starts") or [run.get("timing", {})]
+    out = []
+    for k, seed in enumerate(seeds):
+        prefix = "" if k == 0 else f"start{k}_"
+        out.append(
+            {
+                "seed": int(seed),
+                "Z": run[f"{prefix}Z"],
+                "y": run["y"],
+                "objective": np.asarray(run[f"{prefix}objective"], dtype=float),
+                "n_iter": int(run[f"{prefix}n_iter"]),
+                "converged": bool(run[f"{prefix}converged"]),
+                "timing": timings[k] if k < len(timings) else {},
+            }
+        )
+    return out
 
 
 def _warm_up(make, params, optimizer, dataset, per_class: int = 5) -> None:
