@@ -452,12 +452,19 @@ def _edit(path: Path) -> tuple[str, int, int]:
 
 BELOW_FITS = fits() | scores() | {TABLE_JOB, FIGURE_JOB}
 # the DEE optimiser study (first output of each job): runs, figures per dataset, tables
+# (config/quick.yaml: the raw-pixel study and its PCA-100 sensitivity run on Yale)
+DEE_STUDIES = {"dee_optimizers": DEE_DATASETS, "dee_optimizers_pca100": ("yale",)}
 DEE_RUNS = {
-    f"{RESULTS}/optimizers/dee_optimizers/{d}/{o}.npz" for d in DEE_DATASETS for o in DEE_OPTIMIZERS
+    f"{RESULTS}/optimizers/{study}/{d}/{o}.npz"
+    for study, datasets in DEE_STUDIES.items()
+    for d in datasets
+    for o in DEE_OPTIMIZERS
 }
-DEE_PLOTS = {f"{FIGURES}/dee/dee_optimizers_{d}_embeddings.pdf" for d in DEE_DATASETS} | {
-    f"{FIGURES}/dee/dee_optimizers_iterations.csv"
-}
+DEE_PLOTS = {
+    f"{FIGURES}/dee/{study}_{d}_embeddings.pdf"
+    for study, datasets in DEE_STUDIES.items()
+    for d in datasets
+} | {f"{FIGURES}/dee/{study}_iterations.csv" for study in DEE_STUDIES}
 
 
 @pytest.mark.parametrize(

@@ -317,11 +317,19 @@ rule dee_results:
     output:
         results=figures("dee/dee_results.csv"),
         timing=figures("dee/dee_results_timing.csv"),
-        equal_accuracy_csv=figures("dee/dee_optimizers_equal_accuracy.csv"),
+        equal_accuracy_csv=reported(
+            figures("dee/dee_optimizers_equal_accuracy.csv"),
+            "dee",
+            "Tables",
+            "dee_equal_accuracy",
+        ),
         equal_accuracy_md=figures("dee/dee_optimizers_equal_accuracy.md"),
         equal_accuracy_tex=figures("dee/dee_optimizers_equal_accuracy.tex"),
-        equal_accuracy_timing_csv=figures(
-            "dee/dee_optimizers_equal_accuracy_timing.csv"
+        equal_accuracy_timing_csv=reported(
+            figures("dee/dee_optimizers_equal_accuracy_timing.csv"),
+            "dee",
+            "Tables",
+            "dee_equal_accuracy",
         ),
         equal_accuracy_timing_md=figures("dee/dee_optimizers_equal_accuracy_timing.md"),
         equal_accuracy_timing_tex=figures(
