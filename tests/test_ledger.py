@@ -348,6 +348,9 @@ ALGORITHM_CONSTANTS = {
     ("src/graphdr/methods/baselines_ngeu.py", "1.01"): (
         "RSLDA's penalty growth rho (Wen et al.'s published code), not NGEU Table II's 1.01"
     ),
+    ("src/graphdr/optim.py", "1.01"): (
+        "the 1 % margin of Nocedal & Wright's initial step (their eq. 3.60), not a paper number"
+    ),
 }
 
 

@@ -27,7 +27,7 @@ Line searches:
 * ``"wolfe"`` (GD, CG): scipy's :func:`scipy.optimize.line_search` (strong Wolfe conditions
   ``E(x + a p) <= E(x) + c1 a g'p`` and ``|g(x + a p)'p| <= c2 |g'p|``, ``c1 = 1e-4``; bracketing
   and zoom of Nocedal & Wright, Alg. 3.5-3.6). First trial step: ``||x|| / ||p||`` at the first
-  iteration, then ``(1 + 1e-2) * 2 (E_{k-1} - E_k) / -g'p`` (N&W eq. 3.60). The objective is evaluated
+  iteration, then ``1.01 * 2 (E_{k-1} - E_k) / -g'p`` (N&W eq. 3.60). The objective is evaluated
   once per trial point (value and gradient are cached between scipy's two callbacks). When the
   search fails, the direction restarts with ``-g`` and the Armijo backtracking is tried.
 
@@ -356,7 +356,7 @@ def _wolfe_step(objective, direction, x, fx, gx, p, step, f_prev, max_step, rho,
     if f_prev is None or step is None or not slope < 0:
         trial = _initial_step(x, p, max_step)
     else:
-        trial = (1.0 + 1e-2) * 2.0 * (f_prev - fx) / -slope  # N&W eq. 3.60, 1% margin
+        trial = 1.01 * 2.0 * (f_prev - fx) / -slope  # N&W eq. 3.60, 1% margin
         if not (np.isfinite(trial) and trial > 0):
             trial = step
     a, x_new, f_new, g_new, n_ev = wolfe_line_search(
