@@ -938,6 +938,17 @@ class MFA_GE(GraphEmbedding):
         return make_graph("mfa", k1=self.k1, k2=self.k2, mfa_variant=self.mfa_variant)
 
 
+def _lpp_builder(est) -> LPPGraph:
+    """The LPP graph of ``LPP_GE`` and ``KLPP_GE`` from their shared parameters."""
+    return LPPGraph(
+        est.n_neighbors,
+        est.heat_t,
+        bool(est.supervised),
+        mutual=bool(est.mutual),
+        connect=bool(est.connect),
+    )
+
+
 class LPP_GE(GraphEmbedding):
     """Supervised locality preserving projections: within-class k-NN heat-kernel graph,
     penalty the degree matrix. ``supervised=False`` gives plain (unsupervised) LPP;
@@ -969,13 +980,7 @@ class LPP_GE(GraphEmbedding):
         self.tol = tol
 
     def _graph_builder(self):
-        return LPPGraph(
-            self.n_neighbors,
-            self.heat_t,
-            bool(self.supervised),
-            mutual=bool(self.mutual),
-            connect=bool(self.connect),
-        )
+        return _lpp_builder(self)
 
 
 class KPCA_GE(KernelGraphEmbedding):
@@ -1117,10 +1122,4 @@ class KLPP_GE(KernelGraphEmbedding):
         self.tol = tol
 
     def _graph_builder(self):
-        return LPPGraph(
-            self.n_neighbors,
-            self.heat_t,
-            bool(self.supervised),
-            mutual=bool(self.mutual),
-            connect=bool(self.connect),
-        )
+        return _lpp_builder(self)

@@ -255,17 +255,7 @@ def recognition_rows(
         return pd.DataFrame(columns=list(RESULT_COLUMNS))
     frame = pd.concat(curves, ignore_index=True)
     frame["accuracy"] = 100.0 * frame["accuracy"]
-    primary = frame[frame["variant"] == PRIMARY]
-    parts = [primary]
-    for variant in sorted(set(frame["variant"]) - {PRIMARY}):
-        own = frame[frame["variant"] == variant]
-        changed = set(zip(own["dataset"], own["method"], strict=True))
-        keep = [
-            (d, m) not in changed
-            for d, m in zip(primary["dataset"], primary["method"], strict=True)
-        ]
-        parts.append(pd.concat([own, primary[keep].assign(variant=variant)], ignore_index=True))
-    frame = pd.concat(parts, ignore_index=True)
+    frame = _complete_variants(frame)
     rows = []
     for (variant, dataset), part in frame.groupby(["variant", "dataset"], sort=False):
         rows += _recognition_dataset(variant, dataset, part, within)
@@ -333,7 +323,13 @@ def visualisation_rows(
                 _row("visualisation", variant, dataset, method, metric, value, split=seed,
                      dimension=2, clf="1nn" if metric == "loo_1nn" else "")
             )  # fmt: skip
-    frame = pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
+    return _complete_variants(pd.DataFrame(rows, columns=list(RESULT_COLUMNS)))
+
+
+def _complete_variants(frame: pd.DataFrame) -> pd.DataFrame:
+    """A variant other than ``primary`` holds only the (dataset, method) pairs it changes: the
+    primary rows of every other pair of its datasets' study are copied into it, so that each
+    variant is a whole study the ledger can judge like the primary one."""
     primary = frame[frame["variant"] == PRIMARY]
     parts = [frame]
     for variant in sorted(set(frame["variant"]) - {PRIMARY}):
