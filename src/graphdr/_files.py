@@ -8,7 +8,7 @@ import glob
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 
@@ -63,6 +63,36 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def atomic_stem(stem: str | os.PathLike, suffixes: Sequence[str]) -> Iterator[Path]:
+    """Like :func:`atomic_path` for writers that take a path *stem* and add several suffixes.
+
+    Yields a temporary stem in the same directory; afterwards ``tmp + suffix`` is moved to
+    ``stem + suffix`` for every suffix (each move atomic; a missing file is an error).
+    """
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale(stem.parent, f".{glob.escape(stem.name)}.{_RANDOM}.tmp")
+    tmpdir = Path(tempfile.mkdtemp(prefix=f".{stem.name}.", suffix=".tmp", dir=stem.parent))
+    tmp_stem = tmpdir / stem.name
+    try:
+        yield tmp_stem
+        for suffix in suffixes:
+            produced = tmp_stem.with_name(tmp_stem.name + suffix)
+            if not produced.exists():
+                raise FileNotFoundError(
+                    f"writer did not produce {produced.name} (expected {suffixes})."
+                )
+        for suffix in suffixes:
+            os.replace(
+                tmp_stem.with_name(tmp_stem.name + suffix), stem.with_name(stem.name + suffix)
+            )
+    finally:
+        for leftover in tmpdir.iterdir():
+            leftover.unlink()
+        tmpdir.rmdir()
 
 
 def _remove_stale(directory: Path, pattern: str) -> None:

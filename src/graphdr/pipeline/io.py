@@ -9,22 +9,18 @@ random name in the bytes, so the same inputs give byte-identical files.
 
 from __future__ import annotations
 
-import contextlib
-import glob
 import json
 import os
 import pickle
-import tempfile
 import zipfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
 
 from graphdr._files import (  # noqa: F401 - re-exported: the workflow's writers are all here
-    _RANDOM,
-    _remove_stale,
     atomic_path,
+    atomic_stem,
     shared_file_mode,
     write_text,
 )
@@ -32,36 +28,6 @@ from graphdr._files import (  # noqa: F401 - re-exported: the workflow's writers
 # Fixed member date of every .npz (the earliest a zip can hold): numpy's own ``savez`` stamps the
 # current time, which makes two identical runs differ byte-wise.
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
-
-
-@contextlib.contextmanager
-def atomic_stem(stem: str | os.PathLike, suffixes: Sequence[str]) -> Iterator[Path]:
-    """Like :func:`atomic_path` for writers that take a path *stem* and add several suffixes.
-
-    Yields a temporary stem in the same directory; afterwards ``tmp + suffix`` is moved to
-    ``stem + suffix`` for every suffix (each move atomic; a missing file is an error).
-    """
-    stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale(stem.parent, f".{glob.escape(stem.name)}.{_RANDOM}.tmp")
-    tmpdir = Path(tempfile.mkdtemp(prefix=f".{stem.name}.", suffix=".tmp", dir=stem.parent))
-    tmp_stem = tmpdir / stem.name
-    try:
-        yield tmp_stem
-        for suffix in suffixes:
-            produced = tmp_stem.with_name(tmp_stem.name + suffix)
-            if not produced.exists():
-                raise FileNotFoundError(
-                    f"writer did not produce {produced.name} (expected {suffixes})."
-                )
-        for suffix in suffixes:
-            os.replace(
-                tmp_stem.with_name(tmp_stem.name + suffix), stem.with_name(stem.name + suffix)
-            )
-    finally:
-        for leftover in tmpdir.iterdir():
-            leftover.unlink()
-        tmpdir.rmdir()
 
 
 def write_npz(path: str | os.PathLike, arrays: Mapping[str, object]) -> None:
