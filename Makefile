@@ -7,6 +7,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 CORES ?= all
+# pytest-xdist workers for make test: one per core; each test file stays on one worker
+# (module fixtures build the quick workflows once).
+TEST_WORKERS ?= auto
 # Offline mirror of the raw data files: the sibling ../shared/datasets when it exists.
 GRAPHDR_DATA_MIRROR ?= $(wildcard $(abspath ../shared/datasets))
 export GRAPHDR_DATA_MIRROR
@@ -27,7 +30,7 @@ quick: $(BIN)/.installed
 	$(BIN)/snakemake --cores $(CORES) --configfile config/quick.yaml
 
 test: $(BIN)/.installed
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 bench: $(BIN)/.installed
 	$(BIN)/python -m benchmarks
