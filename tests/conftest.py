@@ -14,3 +14,11 @@ def _restore_environment():
     if os.environ != saved:
         os.environ.clear()
         os.environ.update(saved)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Run tests/test_workflow.py first: its quick build of every paper is the longest job of
+    the suite, and the paper modules (tests/test_workflow_<paper>.py) copy it rather than build
+    their targets again (``test_workflow.quick_build_copy``). With pytest-xdist (``--dist
+    loadfile``) the first file goes to the first worker while the others take the rest."""
+    items.sort(key=lambda item: item.path.name != "test_workflow.py")  # stable

@@ -5,7 +5,12 @@ import pytest
 import scipy.linalg
 
 from graphdr._validation import check_n_classes, check_n_components
-from graphdr.solvers import eigh_generalized, flip_signs, numerical_rank
+from graphdr.solvers import (
+    eigh_generalized,
+    flip_signs,
+    lower_symmetric_product,
+    numerical_rank,
+)
 
 
 def _spd(rng, n, rank=None):
@@ -91,3 +96,16 @@ def test_check_n_components_message_states_bound_and_reason():
         check_n_components(2.5, 9, bound_name="b", reason="r")
     with pytest.raises(ValueError, match="at least 2 classes; y has 1"):
         check_n_classes(np.zeros(5, dtype=int))
+
+
+@pytest.mark.parametrize("n", [1, 5, 64, 65, 130, 300])
+def test_lower_symmetric_product_reads_only_the_strict_lower_triangle_and_diag(n):
+    """Against numpy's product with the full symmetric matrix; garbage (NaN) above the diagonal
+    and on it proves neither is read, at sizes around the leaf size and odd splits."""
+    rng = np.random.default_rng(n)
+    A = rng.standard_normal((n, n))
+    S = A + A.T
+    K = np.tril(S, -1) + np.triu(np.full((n, n), np.nan))
+    B = rng.standard_normal((n, 7))
+    out = lower_symmetric_product(K, S.diagonal().copy(), B)
+    np.testing.assert_allclose(out, S @ B, rtol=1e-12, atol=1e-12)

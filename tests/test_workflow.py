@@ -246,6 +246,54 @@ def copy_checkout(dest: Path) -> Path:
     return dest
 
 
+#: where the module-scoped quick build of this file is published, under the session's root
+#: temporary directory (shared by pytest-xdist workers): the paper modules' tests copy it instead
+#: of building their paper's quick targets a second time (see :func:`quick_build_copy`)
+SNAPSHOT = "quick-build-snapshot"
+UNAVAILABLE = "quick-build-unavailable"
+
+
+def session_root(tmp_path_factory) -> Path:
+    """The temporary directory every worker of this pytest session shares."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def publish_build(tmp_path_factory, repo: Path | None, why: str = "") -> None:
+    """Publish a copy of the built ``repo`` (``cp -a``: mtimes and Snakemake's metadata kept),
+    or, with ``repo=None``, say that no build will come (``why``). Atomic: a rename."""
+    root = session_root(tmp_path_factory)
+    if repo is None:
+        (root / f"{UNAVAILABLE}.tmp{os.getpid()}").write_text(why)
+        (root / f"{UNAVAILABLE}.tmp{os.getpid()}").rename(root / UNAVAILABLE)
+        return
+    staging = root / f"{SNAPSHOT}.tmp{os.getpid()}"
+    staging.mkdir()
+    subprocess.run(["cp", "-a", str(repo), str(staging / "repo")], check=True)
+    staging.rename(root / SNAPSHOT)
+
+
+def quick_build_copy(request, tmp_path_factory, dest: Path) -> bool:
+    """Copy this module's whole quick build to ``dest`` when this module's build runs in the
+    session (it is ordered first, tests/conftest.py); False when it does not (the caller then
+    builds its own targets). Waits for the build when another worker is still running it.
+
+    A copy of the built repository, moved and run with another mirror and data home, has nothing
+    to do (the paper modules assert it): Snakemake's metadata holds relative paths only."""
+    if not any(item.path.name == Path(__file__).name for item in request.session.items):
+        return False
+    root = session_root(tmp_path_factory)
+    deadline = time.monotonic() + TIMEOUT
+    while not (root / SNAPSHOT).is_dir():
+        if (root / UNAVAILABLE).exists():
+            return False
+        if time.monotonic() > deadline:
+            pytest.fail(f"no quick build published in {root} after {TIMEOUT} s")
+        time.sleep(1.0)
+    subprocess.run(["cp", "-a", str(root / SNAPSHOT / "repo"), str(dest)], check=True)
+    return True
+
+
 def clean_env(**variables) -> dict:
     """This process's environment without any GRAPHDR_* setting, plus ``variables``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHDR_")}
@@ -297,7 +345,17 @@ def kill_while_running(repo: Path, env: dict, log: Path, prefix: str) -> None:
 def build(tmp_path_factory):
     """The quick run of every paper, built in three steps (see the module doc)."""
     if not (MIRROR / IRIS).is_file():
+        publish_build(tmp_path_factory, None, "no offline data mirror")
         pytest.skip(f"no offline data mirror with {IRIS} ({MIRROR})")
+    try:
+        record = _build(tmp_path_factory)
+    except BaseException as exc:
+        publish_build(tmp_path_factory, None, f"the build failed: {exc!r}")
+        raise
+    return record
+
+
+def _build(tmp_path_factory) -> dict:
     base = tmp_path_factory.mktemp("graphdr")
     repo = copy_checkout(base / "repo")
     mirror = base / "mirror"  # a copy (about 20 MB): tests add, replace and damage raw files
@@ -336,6 +394,7 @@ def build(tmp_path_factory):
     record["outside_quick_roots"] = outside_quick_roots(repo)
     files = deterministic(output_files(repo))
     record["bytes"] = {f: (repo / f).read_bytes() for f in files}
+    publish_build(tmp_path_factory, repo)  # before any test edits the repository
     return record
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from test_workflow import clean_env, copy_checkout, snakemake
+from test_workflow import clean_env, copy_checkout, quick_build_copy, snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -27,9 +27,11 @@ TARGETS = [
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def run(request, tmp_path_factory):
     base = tmp_path_factory.mktemp("graphdr_akda")
-    repo = copy_checkout(base / "repo")
+    repo = base / "repo"  # the whole quick build, or a checkout that builds our targets
+    if not quick_build_copy(request, tmp_path_factory, repo):
+        copy_checkout(repo)
     env = clean_env(GRAPHDR_DATA_HOME=base / "home")  # generated data: no mirror needed
     out = snakemake(repo, *TARGETS, env=env).stdout
     return {"repo": repo, "env": env, "log": out}

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from test_workflow import MIRROR, clean_env, copy_checkout, snakemake
+from test_workflow import MIRROR, clean_env, copy_checkout, quick_build_copy, snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -31,11 +31,13 @@ TARGETS = [
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def run(request, tmp_path_factory):
     if not (MIRROR / RAW).is_file():
         pytest.skip(f"no offline data mirror with {RAW} ({MIRROR})")
     base = tmp_path_factory.mktemp("graphdr_dee")
-    repo = copy_checkout(base / "repo")
+    repo = base / "repo"  # the whole quick build, or a checkout that builds our targets
+    if not quick_build_copy(request, tmp_path_factory, repo):
+        copy_checkout(repo)
     (base / "mirror").mkdir()
     shutil.copy2(MIRROR / RAW, base / "mirror" / RAW)
     env = clean_env(GRAPHDR_DATA_MIRROR=base / "mirror", GRAPHDR_DATA_HOME=base / "home")

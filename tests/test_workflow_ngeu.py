@@ -7,7 +7,15 @@ import shutil
 
 import pandas as pd
 import pytest
-from test_workflow import FIGURES, MIRROR, RESULTS, clean_env, copy_checkout, snakemake
+from test_workflow import (
+    FIGURES,
+    MIRROR,
+    RESULTS,
+    clean_env,
+    copy_checkout,
+    quick_build_copy,
+    snakemake,
+)
 
 pytestmark = pytest.mark.workflow
 
@@ -26,11 +34,13 @@ TARGETS = [
 
 
 @pytest.fixture(scope="module")
-def repo(tmp_path_factory):
+def repo(request, tmp_path_factory):
     if not all((MIRROR / raw).is_file() for raw in RAW):
         pytest.skip(f"no offline data mirror with {RAW} ({MIRROR})")
     base = tmp_path_factory.mktemp("ngeu")
-    repo = copy_checkout(base / "repo")
+    repo = base / "repo"  # the whole quick build, or a checkout that builds our targets
+    if not quick_build_copy(request, tmp_path_factory, repo):
+        copy_checkout(repo)
     mirror = base / "mirror"
     for raw in RAW:
         (mirror / raw).parent.mkdir(parents=True, exist_ok=True)
