@@ -16,17 +16,22 @@ from graphdr._numba import njit, numba
 prange = numba.prange
 
 
-def flip_signs(V: np.ndarray) -> np.ndarray:
-    """Make the largest-magnitude entry of every column positive (in place; returns ``V``).
-
-    Ties in magnitude are broken by the first index, so the rule is deterministic.
-    """
+def column_signs(V: np.ndarray) -> np.ndarray:
+    """graphdr's one sign rule for eigen- and singular vectors: the signs (+-1, one per column)
+    that make the largest-magnitude entry of every column positive. Ties in magnitude are
+    broken by the first index, zero columns keep +1, so the rule is deterministic."""
     if V.size == 0:
-        return V
+        return np.ones(V.shape[1])
     idx = np.argmax(np.abs(V), axis=0)
     signs = np.sign(V[idx, np.arange(V.shape[1])])
     signs[signs == 0] = 1.0
-    V *= signs
+    return signs
+
+
+def flip_signs(V: np.ndarray) -> np.ndarray:
+    """Apply :func:`column_signs` to ``V`` in place; returns ``V``."""
+    if V.size:
+        V *= column_signs(V)
     return V
 
 

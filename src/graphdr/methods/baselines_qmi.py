@@ -40,10 +40,10 @@ from graphdr.kernels import squared_distances
 from graphdr.methods.graph_embedding import DEFAULT_KERNEL_TOL
 from graphdr.methods.qmi import (
     _CentredKernelEmbedding,
-    _sign_rule,
     centered_kernel_eigh,
     leading_singular_vectors,
 )
+from graphdr.solvers import column_signs
 
 __all__ = [
     "CKFD",
@@ -294,7 +294,7 @@ class CKFD(_CentredKernelEmbedding):
     def _store(self, parts, order, U, lam) -> None:
         """Dual coefficients in column order, the sign rule, and the fusion scaling."""
         alpha = np.column_stack([parts[kind][:, k] for kind, k in order])
-        alpha *= _sign_rule(alpha)
+        alpha *= column_signs(alpha)
         kinds = np.array([kind for kind, _ in order])
         self.fusion_scale_ = {REGULAR: 1.0, IRREGULAR: 1.0}
         if self.features == "fused":

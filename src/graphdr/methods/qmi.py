@@ -52,6 +52,7 @@ from graphdr.methods.graph_embedding import (
     DEFAULT_TOL,
     GraphEmbedding,
 )
+from graphdr.solvers import column_signs
 
 __all__ = [
     "KQMI",
@@ -303,14 +304,6 @@ def kqmi_directions(
     return s**2, A, B
 
 
-def _sign_rule(A: np.ndarray) -> np.ndarray:
-    """Signs (one per column) that make the largest-|.| entry of each column positive."""
-    idx = np.argmax(np.abs(A), axis=0)
-    signs = np.sign(A[idx, np.arange(A.shape[1])])
-    signs[signs == 0] = 1.0
-    return signs
-
-
 # --------------------------------------------------------------------------------------------
 # Estimators
 # --------------------------------------------------------------------------------------------
@@ -511,7 +504,7 @@ class KQMI(_CentredKernelEmbedding):
             Kc, y_enc, counts.size, None if self.n_components is None else n_components, self.tol
         )
         scale = np.sqrt(X.shape[0]) if self.unit_covariance else 1.0
-        signs = _sign_rule(A) * scale
+        signs = column_signs(A) * scale
         self.dual_coef_ = np.ascontiguousarray(A * signs)
         self.eigenvalues_ = h
         self.n_components_ = h.size

@@ -40,13 +40,12 @@ from graphdr.methods.graph_embedding import (
 )
 from graphdr.methods.qmi import (
     LQMI,
-    _sign_rule,
     kqmi_directions,
     leading_singular_vectors,
     qmi_factor,
 )
 from graphdr.pipeline import io
-from graphdr.solvers import flip_signs
+from graphdr.solvers import column_signs, flip_signs
 
 __all__ = [
     "DEFAULTS",
@@ -263,7 +262,7 @@ class SharedKernelFold:
         """KQMI (Algorithm 1) with ``A^T K K A = I``: :func:`kqmi_directions`, sign rule."""
         lam, P = self.kept
         _, A, _ = kqmi_directions(lam, P, self.y_enc, self.counts.size, n_components)
-        return self._embedding(A * _sign_rule(A))
+        return self._embedding(A * column_signs(A))
 
     def gda(self, n_components=None, reg: float = 1e-8) -> Embedding:
         """GDA (Baudat & Anouar, as ``discriminant.gda_coefficients``) on the kept eigenpairs:
