@@ -485,3 +485,28 @@ def test_lpp_on_a_graph_in_pieces_is_finite_and_separates_the_classes(make, seed
     unguarded = make()
     Z0 = unguarded.fit_transform(X, y)
     assert 1 - NearestCentroid().fit(Z0, y).score(Z0, y) > 0.2  # the failure the guard removes
+
+
+@pytest.mark.parametrize("path", ["lowrank", "full"])
+def test_kda_ge_and_papers_002_kda_agree_on_training_data_as_reg_vanishes(path):
+    """docs/estimators.md, *Three KDAs*: KDA_GE (relative ridge on the within scatter, centred
+    kernel) and paper 002's KDA (Mika et al.: absolute ridge on the within-class scatter of the
+    uncentred kernel columns, full generalised EVD) both tend to the null space of the
+    within-class scatter as reg -> 0: each class collapses to one point, so their centred
+    training projections span one subspace. At a reg that matters they differ."""
+    from graphdr.methods import KDA
+
+    X, y = make_classification(
+        n_samples=90, n_features=6, n_informative=4, n_classes=3, random_state=3
+    )
+
+    def centred_projections(est):
+        Z = est.fit(X, y).transform(X)
+        return Z - Z.mean(axis=0)
+
+    ours = KDA_GE(gamma=0.3, reg=1e-9, path=path)
+    mika = KDA(gamma=0.3, reg=1e-9, scatter="within", eigen_solver="full")
+    assert max_angle(centred_projections(ours), centred_projections(mika)) < 1e-5
+    assert ours.solver_path_ == path
+    loose = KDA(gamma=0.3, reg=10.0, scatter="within", eigen_solver="full")
+    assert max_angle(centred_projections(ours), centred_projections(loose)) > 0.1

@@ -1023,7 +1023,11 @@ class KDA_GE(KernelGraphEmbedding):
     """Kernel discriminant analysis (LDA graphs in feature space); at most C-1 directions.
 
     ``path="auto"`` solves it with one Cholesky when the kernel is well conditioned (see
-    :class:`KernelGraphEmbedding`)."""
+    :class:`KernelGraphEmbedding`).
+
+    One of three KDAs (docs/estimators.md, *Three KDAs*): :class:`graphdr.methods.KDA` is
+    Mika et al.'s formulation as paper 002 uses it (uncentred kernel columns, absolute ridge),
+    :class:`graphdr.methods.KDA_NGEU` this one on the expected kernel of uncertain inputs."""
 
     def __init__(
         self,
