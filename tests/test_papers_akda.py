@@ -293,3 +293,47 @@ def test_estimators_config_selects_the_papers_kda():
         estimators={"KDA": {"estimator": "KDA", "params": {"scatter": "within", "eigen_solver": "full"}}},
     )  # fmt: skip
     assert (model.scatter, model.eigen_solver, model.reg) == ("within", "full", 0.1)
+
+
+def test_akda_run_draws_and_the_sensitivity_variant_reach_the_ledger(tmp_path):
+    """Two seeded draws: MAP is their mean, each draw's classes are ledger units, and the
+    reg=0.001 variant of a kernel method is the best CV point with reg = 1e-3, refitted."""
+    from graphdr.datasets.prepared import Dataset, save_npz
+
+    X, y = _tiny()
+    path = tmp_path / "tiny.npz"
+    save_npz(Dataset("tiny", X, y, [str(c) for c in np.unique(y)]), path)
+    cv = {"folds": 2, "learn_fraction": 0.5, "gamma_factors": [1.0], "reg": [1e-3, 1.0]}
+    cv |= {"C": [1.0]}
+    runs = {}
+    for m in ("AKDA", "PCA"):
+        res, tim = tmp_path / f"{m}.json", tmp_path / f"{m}.timing.json"
+        out = akda.akda_run(
+            path, dataset="tiny", condition="10Ex", n_per_class=10, method=m, cv=cv,
+            reg=0.5, seed=3, result_path=res, timing_path=tim, sensitivity={"reg": 1e-3},
+            draws=2,
+        )  # fmt: skip
+        runs[("tiny", "10Ex", m)] = (res, tim)
+        assert [d["seed"] for d in out["draws"]] == [3, 4]
+        assert out["map"] == pytest.approx(np.mean([d["map"] for d in out["draws"]]))
+        assert out["map_std"] == pytest.approx(np.std([d["map"] for d in out["draws"]], ddof=1))
+        for d in out["draws"]:
+            variant = d["variants"]["reg=0.001"]
+            if m == "PCA":
+                assert variant["ap"] == d["ap"]  # reg does not touch PCA
+            else:
+                assert variant["selected"]["reg"] == 1e-3
+    # a single-draw run with the same seed is the first draw
+    single = akda.akda_run(
+        path, dataset="tiny", condition="10Ex", n_per_class=10, method="AKDA", cv=cv, reg=0.5,
+        seed=3, result_path=tmp_path / "s.json", timing_path=tmp_path / "s.timing.json",
+    )  # fmt: skip
+    first = json.loads(runs[("tiny", "10Ex", "AKDA")][0].read_text())["draws"][0]
+    assert single["ap"] == first["ap"] and "draws" not in single
+    frame = akda_report.results_frame(runs)
+    ap = frame[(frame["metric"] == "ap") & (frame["method"] == "AKDA")]
+    assert set(ap["variant"]) == {"primary", "reg=0.001"}
+    splits = ap.loc[ap["variant"] == "primary", "split"]
+    assert splits.str.startswith("10Ex/d0/").sum() == 4 and splits.str.startswith("10Ex/d1/").sum()
+    record = json.loads(runs[("tiny", "10Ex", "AKDA")][0].read_text())
+    assert ap.loc[ap["variant"] == "primary", "value"].mean() == pytest.approx(100 * record["map"])

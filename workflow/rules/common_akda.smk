@@ -29,6 +29,12 @@ def akda_conditions(dataset):
     return AKDA.get("dataset_conditions", {}).get(dataset, every)
 
 
+def akda_draws(dataset):
+    """Seeded draws of the condition split run on ``dataset`` (papers.akda.draws)."""
+    draws = AKDA.get("draws", {})
+    return int(draws.get(dataset, draws.get("default", 1)))
+
+
 def akda_cells():
     """(dataset, condition, method) of every run the config asks for, skipped cells excluded."""
     skip = AKDA.get("skip", {})

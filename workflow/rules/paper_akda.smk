@@ -31,6 +31,7 @@ rule akda_run:
         seed=AKDA.get("seed"),
         estimators=AKDA.get("estimators", {}),
         sensitivity=AKDA.get("sensitivity", {}),
+        draws=lambda w: akda_draws(w.dataset),
     script:
         "../scripts/akda_run.py"
 

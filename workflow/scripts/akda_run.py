@@ -34,4 +34,5 @@ with runtime.job(snakemake):
         timing_path=snakemake.output.timing,
         estimators=snakemake.params.estimators,
         sensitivity=snakemake.params.sensitivity,
+        draws=snakemake.params.draws,
     )

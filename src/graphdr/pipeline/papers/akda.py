@@ -419,6 +419,61 @@ def sensitivity_name(setting: Mapping) -> str:
     return ",".join(f"{k}={float(v):g}" for k, v in setting.items() if k != "max_train")
 
 
+def _one_draw(method, X, y, *, n_per_class, cv, reg, seed, estimators, sensitivity):
+    """CV, final fit and test of one seeded draw of the condition split: (record, seconds)."""
+    train, test = condition_split(y, n_per_class, seed)
+    classes = np.unique(y)
+    t0 = time.perf_counter()
+    best, table = cross_validate(
+        method, X[train], y[train], cv=cv, reg=reg, seed=seed, estimators=estimators
+    )
+    t_cv = time.perf_counter() - t0
+    scores, t_train, t_test, dim = _final_fit(
+        method, best, X[train], y[train], X[test], classes, reg=reg, seed=seed,
+        estimators=estimators,
+    )  # fmt: skip
+    ap = average_precision_per_class(y[test], scores, classes)
+    record = {
+        "seed": int(seed),
+        "n_train": int(train.size),
+        "n_test": int(test.size),
+        "dimension": dim,
+        "selected": best,
+        "edges": selection_edges(best, table),
+        "map": float(ap.mean()),
+        "ap": [float(a) for a in ap],
+        "cv": table.to_dict(orient="list"),
+        "variants": {},
+    }
+    for setting in [sensitivity] if sensitivity else []:
+        name = sensitivity_name(setting)
+        fixed = {k: v for k, v in setting.items() if k != "max_train"}
+        if not all(k in best for k in fixed):
+            record["variants"][name] = {
+                "same_as_primary": True, "map": record["map"], "ap": record["ap"],
+            }  # fmt: skip
+            continue
+        limit = setting.get("max_train")
+        if limit is not None and train.size > int(limit):
+            record["variants"][name] = {
+                "skipped": f"not run: N = {train.size} > {int(limit)} (sensitivity budget)"
+            }
+            continue
+        chosen = select(table, list(best), where=fixed)
+        v_scores, *_ = _final_fit(
+            method, chosen, X[train], y[train], X[test], classes, reg=reg, seed=seed,
+            estimators=estimators,
+        )  # fmt: skip
+        v_ap = average_precision_per_class(y[test], v_scores, classes)
+        record["variants"][name] = {
+            "selected": chosen,
+            "map": float(v_ap.mean()),
+            "ap": [float(a) for a in v_ap],
+        }
+    seconds = {"train_seconds": t_train, "test_seconds": t_test, "cv_seconds": t_cv}
+    return record, seconds
+
+
 def akda_run(
     prepared: str | os.PathLike,
     *,
@@ -433,77 +488,60 @@ def akda_run(
     timing_path: str | os.PathLike,
     estimators: Mapping | None = None,
     sensitivity: Mapping | None = None,
+    draws: int = 1,
 ) -> dict:
     """Cross-validate, train and test one method on one dataset and condition.
 
-    Writes the deterministic record (selected parameters, the searched parameters selected at a
-    grid edge, CV table, AP per class, MAP, subspace dimension) to ``result_path`` (JSON) and
-    the measured seconds to ``timing_path``. ``sensitivity`` (e.g. ``{"reg": 1e-3,
-    "max_train": 10000}``) adds the variant record ``variants["reg=0.001"]``: the same run with
-    the setting fixed (the best CV point among those with it, one more final fit); methods the
-    setting does not touch copy their primary result, and runs on more than ``max_train``
-    training samples record why the variant was not run.
+    ``draws`` seeded draws of the condition split (seeds ``seed, seed + 1, ...``; the CV splits
+    and k-means use the draw's seed). Writes the deterministic record to ``result_path``
+    (JSON): the first draw's fields at the top level (selected parameters, the searched
+    parameters selected at a grid edge, CV table, AP per class, subspace dimension, variants),
+    ``map`` / ``map_std`` the mean and standard deviation of the draws' MAPs, and ``draws`` the
+    record of every draw (when there are several). The first draw's measured seconds go to
+    ``timing_path``. ``sensitivity`` (e.g. ``{"reg": 1e-3, "max_train": 10000}``) adds the
+    variant record ``variants["reg=0.001"]`` of each draw: the same run with the setting fixed
+    (the best CV point among those with it, one more final fit); methods the setting does not
+    touch copy their primary result, and runs on more than ``max_train`` training samples record
+    why the variant was not run.
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; expected one of {METHODS}.")
+    if int(draws) < 1:
+        raise ValueError(f"draws={draws!r} must be a positive integer (seeded split draws).")
     data = load_npz(prepared)
     X = np.asarray(data.X, dtype=np.float64)
     y = np.asarray(data.y)
-    train, test = condition_split(y, n_per_class, seed)
-    classes = np.unique(y)
-    t0 = time.perf_counter()
-    best, table = cross_validate(
-        method, X[train], y[train], cv=cv, reg=reg, seed=seed, estimators=estimators
-    )
-    t_cv = time.perf_counter() - t0
-    scores, t_train, t_test, dim = _final_fit(
-        method, best, X[train], y[train], X[test], classes, reg=reg, seed=seed,
-        estimators=estimators,
-    )  # fmt: skip
-    ap = average_precision_per_class(y[test], scores, classes)
-    mean_ap = float(ap.mean())
+    records, timing = [], None
+    for d in range(int(draws)):
+        record, seconds = _one_draw(
+            method, X, y, n_per_class=n_per_class, cv=cv, reg=reg, seed=seed + d,
+            estimators=estimators, sensitivity=sensitivity,
+        )  # fmt: skip
+        records.append(record)
+        timing = timing or seconds
+    maps = np.array([r["map"] for r in records])
+    first = records[0]
     result = {
         "dataset": dataset,
         "condition": condition,
         "method": method,
         "estimator": dict(zip(("name", "params"), resolve(method, estimators), strict=True)),
-        "n_train": int(train.size),
-        "n_test": int(test.size),
-        "n_classes": int(classes.size),
+        "n_train": first["n_train"],
+        "n_test": first["n_test"],
+        "n_classes": int(np.unique(y).size),
         "n_features": int(X.shape[1]),
-        "dimension": dim,
-        "selected": best,
-        "edges": selection_edges(best, table),
-        "map": mean_ap,
-        "ap": [float(a) for a in ap],
-        "cv": table.to_dict(orient="list"),
-        "variants": {},
+        "dimension": first["dimension"],
+        "selected": first["selected"],
+        "edges": first["edges"],
+        "map": float(maps.mean()),
+        "map_std": float(maps.std(ddof=1)) if maps.size > 1 else 0.0,
+        "ap": first["ap"],
+        "cv": first["cv"],
+        "variants": first["variants"],
     }
-    for setting in [sensitivity] if sensitivity else []:
-        name = sensitivity_name(setting)
-        fixed = {k: v for k, v in setting.items() if k != "max_train"}
-        if not all(k in best for k in fixed):
-            result["variants"][name] = {"same_as_primary": True, "map": mean_ap, "ap": result["ap"]}
-            continue
-        limit = setting.get("max_train")
-        if limit is not None and train.size > int(limit):
-            result["variants"][name] = {
-                "skipped": f"not run: N = {train.size} > {int(limit)} (sensitivity budget)"
-            }
-            continue
-        chosen = select(table, list(best), where=fixed)
-        v_scores, *_ = _final_fit(
-            method, chosen, X[train], y[train], X[test], classes, reg=reg, seed=seed,
-            estimators=estimators,
-        )  # fmt: skip
-        v_ap = average_precision_per_class(y[test], v_scores, classes)
-        result["variants"][name] = {
-            "selected": chosen,
-            "map": float(v_ap.mean()),
-            "ap": [float(a) for a in v_ap],
-        }
+    if len(records) > 1:
+        result["draws"] = [{k: v for k, v in r.items() if k != "cv"} for r in records]
     io.write_json(result, result_path)
-    timing = {"train_seconds": t_train, "test_seconds": t_test, "cv_seconds": t_cv}
     io.write_json(timing, timing_path)
     return result | {"timing": timing}
 

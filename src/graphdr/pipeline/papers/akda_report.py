@@ -39,6 +39,8 @@ def _runs_frame(runs: Mapping[tuple[str, str, str], tuple[str, str]]) -> pd.Data
                 "n_train": r["n_train"],
                 "n_test": r["n_test"],
                 "map": 100.0 * r["map"],
+                "map_std": 100.0 * r.get("map_std", 0.0),
+                "draws": len(r.get("draws", [])) or 1,
                 "train_seconds": t["train_seconds"],
                 "test_seconds": t["test_seconds"],
                 "selected": json.dumps(r["selected"], sort_keys=True),
@@ -99,7 +101,11 @@ def akda_tables(
         ours = sub.pivot(index="dataset", columns="method", values="map")
         ours = ours.reindex(index=dsets, columns=methods)
         ref = paper[(paper["table"] == "map") & (paper["row"] == cond)]
-        shown[f"map_{cond}"] = _versus_table(ours, ref, skipped, cond, labels, ".2f")
+        std = sub.pivot(index="dataset", columns="method", values="map_std")
+        draws = sub.pivot(index="dataset", columns="method", values="draws")
+        std = std.reindex(index=dsets, columns=methods)
+        std = std.where(draws.reindex(index=dsets, columns=methods) > 1)
+        shown[f"map_{cond}"] = _versus_table(ours, ref, skipped, cond, labels, ".2f", std=std)
         reporting.write_table(
             shown[f"map_{cond}"].rename(columns=rename),
             f"{map_stem}_{cond}",
@@ -139,7 +145,9 @@ def akda_tables(
             "each training set: RBF width factor (times 1 / mean squared distance), "
             "regularisation constant reg, subclasses per class H, SVM C. 'edge' lists the "
             "searched parameters whose selected value is the smallest (low) or largest (high) "
-            "value tried; MAP with reg fixed at the round-1 value is the sensitivity variant."
+            "value tried. With several draws of the split the parameters are the first draw's "
+            "and MAP is the mean ± std over the draws; MAP with reg fixed at the round-1 value "
+            "is the sensitivity variant (first draw)."
         ),
     )
     if results_output is not None:
@@ -162,7 +170,8 @@ def _selected_table(frame, labels, rename):
             "H": str(sel.get("n_subclasses", "")),
             "C": f"{sel['C']:g}" if "C" in sel else "",
             "edge": r["edges"],
-            "MAP": f"{r['map']:.2f}",
+            "draws": str(r["draws"]),
+            "MAP": f"{r['map']:.2f}" + (f" ± {r['map_std']:.2f}" if r["draws"] > 1 else ""),
         }
         for name, value in variants.items():
             rec[f"MAP ({name})"] = "" if value is None else f"{100.0 * value:.2f}"
@@ -186,8 +195,10 @@ def _notes(skipped, markers, d, cond, methods):
     return "; ".join(f"[{k}] {inverse[k]}" for k in sorted(used))
 
 
-def _versus_table(ours, ref, skipped, cond, labels, fmt):
-    """Rows: datasets, our averages, the paper's average, difference; cells not run: [k]."""
+def _versus_table(ours, ref, skipped, cond, labels, fmt, std=None):
+    """Rows: datasets, our averages, the paper's average, difference; cells not run: [k].
+
+    ``std`` (same shape as ``ours``; NaN where a cell has one draw) adds "± std over draws"."""
     cells = [(d, cond, m) for d in ours.index for m in ours.columns]
     markers = _markers(skipped, cells)
     records = []
@@ -195,7 +206,11 @@ def _versus_table(ours, ref, skipped, cond, labels, fmt):
         rec = {"dataset": _label(d, labels)}
         for m in ours.columns:
             v = ours.loc[d, m]
-            rec[m] = f"{v:{fmt}}" if not math.isnan(v) else _skip_text(skipped, markers, d, cond, m)
+            sd = np.nan if std is None else std.loc[d, m]
+            if math.isnan(v):
+                rec[m] = _skip_text(skipped, markers, d, cond, m)
+            else:
+                rec[m] = f"{v:{fmt}}" + ("" if math.isnan(sd) else f" ± {sd:{fmt}}")
         records.append(rec | {"notes": _notes(skipped, markers, d, cond, ours.columns)})
     complete = ours.dropna(axis=0, how="any")
     paper_avg = ref.set_index("column")["value"]
@@ -308,7 +323,9 @@ def results_frame(
     the claims' ``where`` filters. The families of :data:`GROUPS` are derived methods. A run's
     sensitivity records (``variants`` of the run JSON, e.g. ``reg=0.001``: the regularisation
     fixed at round 1's value instead of cross-validated) add study ``map`` rows under their own
-    ``variant``; timing rows are the primary run's only.
+    ``variant``; timing rows are the primary run's only. A run of several seeded draws of the
+    split (``draws`` of the run JSON) has split ``<condition>/d<draw>/<class index>``: the
+    paired tests' units are then the (draw, class) pairs.
 
     Study ``timing`` holds MEASURED values (they change with every run): ``train_seconds`` /
     ``test_seconds`` of each method, and ``train_speedup`` / ``test_speedup`` = the reference
@@ -335,21 +352,25 @@ def results_frame(
                 f"{result}: the run record has no per-class average precisions ('ap'); rerun "
                 "akda_run (the ledger's paired tests use the classes as units)."
             )
-        records = {variant: r["ap"]} | {
-            name: v["ap"] for name, v in r.get("variants", {}).items() if "ap" in v
-        }
-        for name, values in records.items():
-            ap = 100.0 * np.asarray(values, dtype=float)
-            vbase = base | {"variant": name}
-            aps[(name, exp, method)] = (vbase, ap)
-            width = len(str(ap.size - 1))
-            for k, v in enumerate(ap):
-                rows.append(
-                    vbase
-                    | {"study": "map", "dimension": dim, "split": f"{condition}/{k:0{width}d}"}
-                    | {"metric": "ap"}
-                    | {"value": v, "reference": ""}
-                )
+        draws = r.get("draws") or [r]
+        many = len(draws) > 1
+        for i, draw in enumerate(draws):
+            records = {variant: draw["ap"]} | {
+                name: v["ap"] for name, v in draw.get("variants", {}).items() if "ap" in v
+            }
+            prefix = f"{condition}/d{i}" if many else condition
+            for name, values in records.items():
+                ap = 100.0 * np.asarray(values, dtype=float)
+                vbase = base | {"variant": name}
+                aps[(name, exp, method, prefix)] = (vbase, ap)
+                width = len(str(ap.size - 1))
+                for k, v in enumerate(ap):
+                    rows.append(
+                        vbase
+                        | {"study": "map", "dimension": dim, "split": f"{prefix}/{k:0{width}d}"}
+                        | {"metric": "ap"}
+                        | {"value": v, "reference": ""}
+                    )
         seconds[(exp, method)] = (base, float(t["train_seconds"]), float(t["test_seconds"]))
     rows += _group_rows(aps)
     rows += _timing_rows(seconds)
@@ -362,17 +383,17 @@ def results_frame(
 
 def _group_rows(aps) -> list[dict]:
     rows = []
-    for var, exp in sorted({(v, e) for v, e, _ in aps}):
+    for var, exp, prefix in sorted({(v, e, p) for v, e, _, p in aps}):
         for name, members in GROUPS.items():
-            if not all((var, exp, m) in aps for m in members):
+            if not all((var, exp, m, prefix) in aps for m in members):
                 continue
-            base = aps[(var, exp, members[0])][0] | {"method": name, "classifier": "linear_svm"}
-            condition = base["condition"]
-            mean = np.mean([aps[(var, exp, m)][1] for m in members], axis=0)
+            base = aps[(var, exp, members[0], prefix)][0]
+            base = base | {"method": name, "classifier": "linear_svm"}
+            mean = np.mean([aps[(var, exp, m, prefix)][1] for m in members], axis=0)
             width = len(str(mean.size - 1))
             rows += [
                 base
-                | {"study": "map", "dimension": "", "split": f"{condition}/{k:0{width}d}"}
+                | {"study": "map", "dimension": "", "split": f"{prefix}/{k:0{width}d}"}
                 | {"metric": "ap"}
                 | {"value": float(v), "reference": ""}
                 for k, v in enumerate(mean)
