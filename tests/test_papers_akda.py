@@ -15,10 +15,10 @@ import pandas as pd
 import pytest
 from sklearn.metrics import average_precision_score
 from sklearn.metrics.pairwise import euclidean_distances
-from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.svm import LinearSVC
 
 from graphdr.evaluation.classifiers import fit_ovr_linear_svm
+from graphdr.evaluation.splits import capped_shuffle_splits, stratified_shuffle_splits
 from graphdr.methods import AKDA
 from graphdr.pipeline.claims import write_results
 from graphdr.pipeline.papers import akda, akda_report
@@ -58,13 +58,8 @@ def test_cross_validation_equals_brute_force():
     cv = {"folds": 3, "learn_fraction": 0.3, "gamma_factors": [0.5, 2.0], "C": [0.1, 10.0]}
     best, table = akda.cross_validate("AKDA", X, y, cv=cv, reg=1e-3, seed=5)
     classes = np.unique(y)
-    splitter = StratifiedShuffleSplit(
-        n_splits=3, train_size=int(round(0.3 * y.size)), test_size=y.size - int(round(0.3 * y.size)),
-        random_state=5,
-    )  # fmt: skip
     ref = {}
-    for learn, val in splitter.split(X, y):
-        learn, val = np.sort(learn), np.sort(val)
+    for learn, val in stratified_shuffle_splits(y, 3, 0.3, random_state=5):
         mean_d2 = np.mean(euclidean_distances(X[learn], squared=True))
         for g in cv["gamma_factors"]:
             model = AKDA(kernel="rbf", gamma=g / mean_d2, reg=1e-3).fit(X[learn], y[learn])
@@ -250,3 +245,95 @@ def test_notes_quote_the_generated_verdicts():
     notes = (folder / "NOTES.md").read_text(encoding="utf-8")
     assert scorecard.NOTES_PATTERN.search(notes)
     assert scorecard.notes_mismatches(notes, verdicts) == []
+
+
+def test_capped_shuffle_splits_are_stratified_disjoint_and_capped():
+    y = np.repeat(np.arange(4), 50)
+    splits = capped_shuffle_splits(y, 3, 0.3, random_state=0, max_train=40, max_val=80)
+    assert len(splits) == 3
+    for learn, val in splits:
+        assert learn.size == 40 and val.size == 80
+        assert np.intersect1d(learn, val).size == 0
+        assert np.bincount(y[learn]).tolist() == [10] * 4  # proportional: balanced classes
+    uncapped = capped_shuffle_splits(y, 1, 0.3, random_state=0)[0]
+    assert (uncapped[0].size, uncapped[1].size) == (60, 140)
+
+
+def test_reg_grid_sensitivity_and_width_extension():
+    """reg is searched with the width; the sensitivity variant is the best CV point with the
+    fixed reg (checked against the CV table); a width chosen at the grid edge grows it."""
+    X, y = _tiny()
+    cv = {
+        "folds": 2, "learn_fraction": 0.5, "gamma_factors": [0.01, 0.04], "gamma_extend": 2,
+        "reg": [1e-3, 1.0], "C": [1.0],
+    }  # fmt: skip
+    best, table = akda.cross_validate("AKDA", X, y, cv=cv, reg=0.5, seed=1)
+    assert set(table["reg"]) == {1e-3, 1.0}
+    factors = sorted(set(table["gamma_factor"]))
+    assert len(factors) > 2  # 0.04 x 4 (and further) were added: the small widths lose here
+    np.testing.assert_allclose(factors[:2], [0.01, 0.04])
+    i = int(np.argmax(table["map"].to_numpy()))
+    assert best["reg"] == table["reg"][i] and best["gamma_factor"] == table["gamma_factor"][i]
+    fixed = akda.select(table, list(best), where={"reg": 1e-3})
+    sub = table[table["reg"] == 1e-3]
+    assert fixed["gamma_factor"] == sub["gamma_factor"].iloc[int(np.argmax(sub["map"]))]
+    edges = akda.selection_edges(best, table)
+    assert all(e.split(":")[0] in best for e in edges)
+
+
+def test_estimators_config_selects_the_papers_kda():
+    name, params = akda.resolve(
+        "KDA", {"KDA": {"estimator": "KDA", "params": {"scatter": "within"}}}
+    )
+    assert (name, params) == ("KDA", {"scatter": "within"})
+    assert akda.resolve("KDA_K2", {"KDA_K2": {"estimator": "KDA"}}) == ("KDA", {})
+    assert akda.is_kernel_dr("KDA_K2", {"KDA_K2": {"estimator": "KDA"}})
+    model = akda._estimator(
+        "KDA", {"reg": 0.1}, reg=1e-3, seed=0,
+        estimators={"KDA": {"estimator": "KDA", "params": {"scatter": "within", "eigen_solver": "full"}}},
+    )  # fmt: skip
+    assert (model.scatter, model.eigen_solver, model.reg) == ("within", "full", 0.1)
+
+
+def test_akda_run_draws_and_the_sensitivity_variant_reach_the_ledger(tmp_path):
+    """Two seeded draws: MAP is their mean, each draw's classes are ledger units, and the
+    reg=0.001 variant of a kernel method is the best CV point with reg = 1e-3, refitted."""
+    from graphdr.datasets.prepared import Dataset, save_npz
+
+    X, y = _tiny()
+    path = tmp_path / "tiny.npz"
+    save_npz(Dataset("tiny", X, y, [str(c) for c in np.unique(y)]), path)
+    cv = {"folds": 2, "learn_fraction": 0.5, "gamma_factors": [1.0], "reg": [1e-3, 1.0]}
+    cv |= {"C": [1.0]}
+    runs = {}
+    for m in ("AKDA", "PCA"):
+        res, tim = tmp_path / f"{m}.json", tmp_path / f"{m}.timing.json"
+        out = akda.akda_run(
+            path, dataset="tiny", condition="10Ex", n_per_class=10, method=m, cv=cv,
+            reg=0.5, seed=3, result_path=res, timing_path=tim, sensitivity={"reg": 1e-3},
+            draws=2,
+        )  # fmt: skip
+        runs[("tiny", "10Ex", m)] = (res, tim)
+        assert [d["seed"] for d in out["draws"]] == [3, 4]
+        assert out["map"] == pytest.approx(np.mean([d["map"] for d in out["draws"]]))
+        assert out["map_std"] == pytest.approx(np.std([d["map"] for d in out["draws"]], ddof=1))
+        for d in out["draws"]:
+            variant = d["variants"]["reg=0.001"]
+            if m == "PCA":
+                assert variant["ap"] == d["ap"]  # reg does not touch PCA
+            else:
+                assert variant["selected"]["reg"] == 1e-3
+    # a single-draw run with the same seed is the first draw
+    single = akda.akda_run(
+        path, dataset="tiny", condition="10Ex", n_per_class=10, method="AKDA", cv=cv, reg=0.5,
+        seed=3, result_path=tmp_path / "s.json", timing_path=tmp_path / "s.timing.json",
+    )  # fmt: skip
+    first = json.loads(runs[("tiny", "10Ex", "AKDA")][0].read_text())["draws"][0]
+    assert single["ap"] == first["ap"] and "draws" not in single
+    frame = akda_report.results_frame(runs)
+    ap = frame[(frame["metric"] == "ap") & (frame["method"] == "AKDA")]
+    assert set(ap["variant"]) == {"primary", "reg=0.001"}
+    splits = ap.loc[ap["variant"] == "primary", "split"]
+    assert splits.str.startswith("10Ex/d0/").sum() == 4 and splits.str.startswith("10Ex/d1/").sum()
+    record = json.loads(runs[("tiny", "10Ex", "AKDA")][0].read_text())
+    assert ap.loc[ap["variant"] == "primary", "value"].mean() == pytest.approx(100 * record["map"])

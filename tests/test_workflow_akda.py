@@ -1,7 +1,7 @@
 """Paper 002 (AKDA): a real Snakemake run of the quick MAP / speed-up / toy targets.
 
-One run in a temporary copy of the repository (config/quick.yaml: a tiny DeCAF stand-in, six
-methods, both conditions), then checks of the outputs and of what Snakemake would do next
+One run in a temporary copy of the repository (config/quick.yaml: a tiny DeCAF stand-in, four
+methods, both conditions, two draws), then checks of the outputs and of what Snakemake would do next
 (nothing; and only the runs of the subclass methods after an edit of their module).
 """
 
@@ -42,13 +42,21 @@ def test_quick_targets_and_their_outputs(run):
     methods = QUICK["papers"]["akda"]["methods"]
     for cond in ("10Ex", "100Ex"):
         table = pd.read_csv(repo / FIGURES / "akda" / f"akda_map_{cond}.csv", dtype=str)
-        assert list(table.columns) == ["dataset", *methods, "notes"]
         assert table["dataset"].tolist()[-2:] == ["paper average", "Δ (first average - paper)"]
-        assert table.loc[table["dataset"] == "paper average", "AKDA"].tolist() == [
-            "61.29" if cond == "10Ex" else "71.95"
+        labels = {"KDA_K2": "KDA (K^2+reg, C-1 vectors)"}
+        assert list(table.columns) == ["dataset", *[labels.get(m, m) for m in methods], "notes"]
+        assert table.loc[table["dataset"] == "paper average", "KDA"].tolist() == [
+            "58.87" if cond == "10Ex" else "69.28"
         ]
+        # two draws: mean ± std in every cell of the dataset row
+        assert all(" ± " in v for v in table.iloc[0][1:-1])
         speed = pd.read_csv(repo / FIGURES / "akda" / f"akda_speedup_timing_{cond}.csv", dtype=str)
-        assert speed.loc[0, "KDA"].startswith("1.00 / 1.00")
+        assert speed.loc[0, "KDA"].startswith("1.00 / 1.00 | ")
+    selected = pd.read_csv(repo / FIGURES / "akda" / "akda_map_selected.csv", dtype=str)
+    assert len(selected) == 2 * len(methods) and set(selected["draws"]) == {"2"}
+    assert {"reg", "edge", "MAP (reg=0.001)"} <= set(selected.columns)
+    frame = pd.read_csv(repo / FIGURES / "akda" / "akda_results.csv", dtype=str)
+    assert set(frame["variant"]) == {"primary", "reg=0.001"}
     for name in ("akda_toy_scatter.pdf", "akda_toy_projection.png", "akda_results.csv"):
         assert (repo / FIGURES / "akda" / name).stat().st_size > 0
 
@@ -68,4 +76,4 @@ def test_nothing_to_redo_and_an_edit_reruns_only_its_jobs(run):
     # jobs to run print "output: <their files>" (the tables job lists every run as its input)
     assert f"output: {runs}/100Ex/AKSDA.json" in out
     assert f"output: {runs}/100Ex/PCA.json" not in out
-    assert f"output: {runs}/100Ex/AKDA.json" not in out
+    assert f"output: {runs}/100Ex/KDA.json" not in out

@@ -7,7 +7,8 @@ AKDA = config.get("papers", {}).get("akda", {})
 def akda_run_code(wildcards):
     """Code inputs of one run: the protocol module and the module of its method, if it is a
     registered estimator (graphdr.methods.registry)."""
-    extra = _defining_module(wildcards.akda_method)
+    name = AKDA.get("estimators", {}).get(wildcards.akda_method, {})
+    extra = _defining_module(name.get("estimator", wildcards.akda_method))
     return code("graphdr.pipeline.papers.akda", *([extra] if extra else []))
 
 
@@ -26,6 +27,12 @@ def akda_conditions(dataset):
     """Conditions run on ``dataset`` (papers.akda.dataset_conditions, default all)."""
     every = list(AKDA.get("conditions", {}))
     return AKDA.get("dataset_conditions", {}).get(dataset, every)
+
+
+def akda_draws(dataset):
+    """Seeded draws of the condition split run on ``dataset`` (papers.akda.draws)."""
+    draws = AKDA.get("draws", {})
+    return int(draws.get(dataset, draws.get("default", 1)))
 
 
 def akda_cells():
@@ -59,13 +66,14 @@ def akda_run_files(kind):
 
 
 def akda_table_files():
-    """Every MAP and speed-up table of the configured conditions (csv, md, tex)."""
+    """Every MAP and speed-up table of the configured conditions and the table of the
+    cross-validated parameters (csv, md, tex)."""
     return [
         figures(f"akda/{stem}_{cond}.{ext}")
         for stem in ("akda_map", "akda_speedup_timing")
         for cond in AKDA.get("conditions", {})
         for ext in ("csv", "md", "tex")
-    ]
+    ] + [figures(f"akda/akda_map_selected.{ext}") for ext in ("csv", "md", "tex")]
 
 
 def akda_toy_timing():

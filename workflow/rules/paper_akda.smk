@@ -29,6 +29,9 @@ rule akda_run:
         cv=AKDA.get("cv", {}),
         reg=AKDA.get("reg"),
         seed=AKDA.get("seed"),
+        estimators=AKDA.get("estimators", {}),
+        sensitivity=AKDA.get("sensitivity", {}),
+        draws=lambda w: akda_draws(w.dataset),
     script:
         "../scripts/akda_run.py"
 
@@ -68,6 +71,11 @@ rule akda_tables:
             d: config["datasets"][d].get("label", d) for d in AKDA.get("datasets", [])
         },
         toy_dataset=AKDA.get("toy", {}).get("dataset", ""),
+        method_labels={
+            m: spec["label"]
+            for m, spec in AKDA.get("estimators", {}).items()
+            if spec.get("label")
+        },
         map_stem=lambda w, output: os.path.join(
             os.path.dirname(output.results), "akda_map"
         ),
@@ -107,5 +115,6 @@ rule akda_toy:
         seed=AKDA.get("seed"),
         reg=AKDA.get("reg"),
         label=lambda w: config["datasets"][AKDA["toy"]["dataset"]].get("label", "toy"),
+        kda_params=AKDA.get("estimators", {}).get("KDA", {}).get("params", {}),
     script:
         "../scripts/akda_toy.py"

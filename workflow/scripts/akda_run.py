@@ -32,4 +32,7 @@ with runtime.job(snakemake):
         seed=snakemake.params.seed,
         result_path=snakemake.output.result,
         timing_path=snakemake.output.timing,
+        estimators=snakemake.params.estimators,
+        sensitivity=snakemake.params.sensitivity,
+        draws=snakemake.params.draws,
     )

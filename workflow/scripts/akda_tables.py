@@ -38,4 +38,5 @@ with runtime.job(snakemake):
         timing_output=snakemake.output.results_timing,
         toy_timing=snakemake.input.toy_timing[0] if snakemake.input.toy_timing else None,
         toy_dataset=snakemake.params.toy_dataset,
+        method_labels=snakemake.params.method_labels,
     )

@@ -2,7 +2,7 @@
 
 Every function returns sorted index arrays and is reproducible from ``random_state``:
 :func:`per_class_index_split`, :func:`stratified_split`, :func:`per_class_count_split`,
-:func:`stratified_kfold`, :func:`stratified_shuffle_splits`.
+:func:`stratified_kfold`, :func:`stratified_shuffle_splits`, :func:`capped_shuffle_splits`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ __all__ = [
     "per_class_count_split",
     "stratified_kfold",
     "stratified_shuffle_splits",
+    "capped_shuffle_splits",
 ]
 
 
@@ -178,16 +179,46 @@ def stratified_kfold(y, n_splits: int, *, random_state) -> list[tuple[np.ndarray
 
 
 def stratified_shuffle_splits(
-    y, n_splits: int, train_size: int | float, *, random_state
+    y, n_splits: int, train_size: int | float, *, random_state, val_size: int | float | None = None
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``n_splits`` independent seeded stratified ``(train_idx, val_idx)`` splits of all of y.
+    """``n_splits`` independent seeded stratified ``(train_idx, val_idx)`` splits of y.
 
     AKDA's "3-fold CV, each fold a random 30% learning / 70% validation split" is
-    ``stratified_shuffle_splits(y, 3, 0.3, random_state=seed)``.
+    ``stratified_shuffle_splits(y, 3, 0.3, random_state=seed)``. ``val_size`` (a count or a
+    fraction) caps the validation part; None validates on every sample not trained on.
     """
     rng = check_random_state(random_state)
     splits = []
     for _ in range(n_splits):
-        parts = stratified_split(y, {"train": train_size, "val": None}, random_state=rng)
+        parts = stratified_split(y, {"train": train_size, "val": val_size}, random_state=rng)
         splits.append((parts["train"], parts["val"]))
     return splits
+
+
+def capped_shuffle_splits(
+    y,
+    n_splits: int,
+    train_fraction: float,
+    *,
+    random_state,
+    max_train: int | None = None,
+    max_val: int | None = None,
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`stratified_shuffle_splits` with ``train_fraction`` learning and the rest
+    validating, each part capped (``max_train`` / ``max_val`` samples; None: no cap).
+
+    AKDA's cross-validation at the paper's largest scale (a documented reduction): the fractions
+    are taken of ``len(y)`` first, then capped, so the caps only shrink the parts.
+    """
+    if not 0 < train_fraction < 1:
+        raise ValueError(f"train_fraction={train_fraction} must lie in (0, 1).")
+    n = len(y)
+    n_train = int(round(train_fraction * n))
+    n_val = n - n_train
+    if max_train is not None:
+        n_train = min(n_train, int(max_train))
+    if max_val is not None:
+        n_val = min(n_val, int(max_val))
+    return stratified_shuffle_splits(
+        y, n_splits, n_train, val_size=n_val, random_state=random_state
+    )

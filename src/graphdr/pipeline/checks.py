@@ -39,6 +39,7 @@ AKDA_METHODS = (
     "LDA",
     "LSVM",
     "KDA",
+    "KDA_K2",
     "GDA",
     "SRKDA",
     "AKDA",

@@ -39,6 +39,7 @@ from graphdr import reporting
 from graphdr.datasets.prepared import load_npz
 from graphdr.evaluation.classifiers import fit_ovr_linear_svm
 from graphdr.evaluation.metrics import average_precision_per_class
+from graphdr.evaluation.splits import capped_shuffle_splits, per_class_count_split
 from graphdr.methods.registry import estimator_class, make_estimator
 from graphdr.pipeline import io
 
@@ -52,6 +53,12 @@ __all__ = [
     "condition_split",
     "cross_validate",
     "cv_splits",
+    "is_kernel_dr",
+    "is_subclass_dr",
+    "resolve",
+    "select",
+    "selection_edges",
+    "sensitivity_name",
     "skip_reason",
 ]
 
@@ -59,29 +66,42 @@ __all__ = [
 KERNEL_DR = ("KDA", "GDA", "SRKDA", "AKDA", "KSDA", "GSDA", "AKSDA")
 SUBCLASS_DR = ("KSDA", "GSDA", "AKSDA")
 LINEAR_DR = ("PCA", "LDA")
-#: every method in the paper's column order (linear, kernel, kernel subclass)
-METHODS = ("PCA", "LDA", "LSVM", "KDA", "GDA", "SRKDA", "AKDA", "KSVM", "KSDA", "GSDA", "AKSDA")
+#: every method in the paper's column order (linear, kernel, kernel subclass); KDA_K2 is our
+#: round-1 fast KDA (K K + reg I, C-1 eigenvectors), kept beside the paper's KDA
+METHODS = (
+    "PCA", "LDA", "LSVM", "KDA", "KDA_K2", "GDA", "SRKDA", "AKDA", "KSVM", "KSDA", "GSDA", "AKSDA",
+)  # fmt: skip
+
+
+def resolve(method: str, estimators: Mapping | None = None) -> tuple[str, dict]:
+    """(registered estimator name, its fixed parameters) of a protocol column.
+
+    ``estimators`` (config ``papers.akda.estimators``) maps a column to ``{estimator, params}``;
+    a column not listed is the registered estimator of that name with its defaults.
+    """
+    spec = (estimators or {}).get(method) or {}
+    return str(spec.get("estimator", method)), dict(spec.get("params") or {})
+
+
+def is_kernel_dr(method: str, estimators: Mapping | None = None) -> bool:
+    return resolve(method, estimators)[0] in KERNEL_DR
+
+
+def is_subclass_dr(method: str, estimators: Mapping | None = None) -> bool:
+    return resolve(method, estimators)[0] in SUBCLASS_DR
 
 
 # ---- protocol pieces -------------------------------------------------------------------------
 
 
 def condition_split(y, n_per_class: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Training and test indices of the nEx condition (sorted).
+    """Training and test indices of the nEx condition (sorted):
+    :func:`graphdr.evaluation.splits.per_class_count_split`.
 
     ``n_per_class`` random samples of every class train; a class with fewer than
     ``2 * n_per_class`` samples trains on half of them (rounded down, at least one).
     """
-    y = np.asarray(y)
-    rng = np.random.default_rng(seed)
-    train = []
-    for c in np.unique(y):
-        idx = np.flatnonzero(y == c)
-        n = n_per_class if idx.size >= 2 * n_per_class else max(idx.size // 2, 1)
-        train.append(rng.choice(idx, size=n, replace=False))
-    train = np.sort(np.concatenate(train))
-    test = np.setdiff1d(np.arange(y.size), train)
-    return train, test
+    return per_class_count_split(y, int(n_per_class), random_state=seed)
 
 
 def skip_reason(method: str, spec: Mapping, n_train: int) -> str | None:
@@ -95,13 +115,17 @@ def skip_reason(method: str, spec: Mapping, n_train: int) -> str | None:
 
 #: module defining each kernel DR estimator (imported by name, so that a workflow job depends on
 #: its own method's module only: workflow/rules/common_akda.smk uses the same mapping)
-def _estimator(method: str, params: Mapping, *, reg: float, seed: int, n_classes: int = 2):
-    if method in KERNEL_DR:
-        extra = {"center": True} if method == "SRKDA" else {}
-        if method in SUBCLASS_DR:
+def _estimator(
+    method: str, params: Mapping, *, reg: float, seed: int, n_classes: int = 2, estimators=None
+):
+    name, fixed = resolve(method, estimators)
+    if name in KERNEL_DR:
+        extra = {"center": True} if name == "SRKDA" else {}
+        if name in SUBCLASS_DR:
             extra["n_subclasses"] = int(params["n_subclasses"])
             extra["random_state"] = seed
-        return make_estimator(method, kernel="precomputed", reg=reg, **extra)
+        reg = float(params.get("reg", reg))
+        return make_estimator(name, kernel="precomputed", reg=reg, **(extra | fixed))
     if method == "PCA":
         from sklearn.decomposition import PCA
 
@@ -131,12 +155,19 @@ class _Kernels:
         self.D_train = squared_distances(X_train)
         self.D_test = squared_distances(X_test, X_train) if X_test is not None else None
         self.mean_d2 = float(self.D_train.mean())
+        self._last = {}
+
+    def _cached(self, part, D, gamma):
+        # grid points of one width (several reg, H) follow each other: keep the last kernel
+        if part not in self._last or self._last[part][0] != gamma:
+            self._last[part] = (gamma, np.exp(-gamma * D))
+        return self._last[part][1]
 
     def train(self, gamma):
-        return np.exp(-gamma * self.D_train)
+        return self._cached("train", self.D_train, gamma)
 
     def test(self, gamma):
-        return np.exp(-gamma * self.D_test)
+        return self._cached("test", self.D_test, gamma)
 
 
 class _Standardise:
@@ -177,17 +208,25 @@ def _raw_svm_scores(method, K_or_X_train, y_train, K_or_X_test, classes, C):
         return out
 
 
-def _grid(method: str, cv: Mapping) -> list[dict]:
-    """DR grid points (each fits a model); the SVM C grid is applied to every one of them."""
+def _grid(method: str, cv: Mapping, estimators=None, gamma_factors=None) -> list[dict]:
+    """DR grid points (each fits a model); the SVM C grid is applied to every one of them.
+
+    Kernel DR methods search the RBF width factor and, when ``cv["reg"]`` lists values, the
+    regularisation constant; subclass methods also the subclasses per class.
+    """
     points = [{}]
-    if method in KERNEL_DR or method == "KSVM":
-        points = [{"gamma_factor": float(g)} for g in cv["gamma_factors"]]
-    if method in SUBCLASS_DR:
+    kernel = is_kernel_dr(method, estimators)
+    if kernel or method == "KSVM":
+        factors = cv["gamma_factors"] if gamma_factors is None else gamma_factors
+        points = [{"gamma_factor": float(g)} for g in factors]
+    if kernel and cv.get("reg"):
+        points = [p | {"reg": float(r)} for p in points for r in cv["reg"]]
+    if is_subclass_dr(method, estimators):
         points = [p | {"n_subclasses": int(h)} for p in points for h in cv["n_subclasses"]]
     return points
 
 
-def _evaluate(method, point, X_tr, y_tr, X_te, classes, Cs, *, kernels, reg, seed):
+def _evaluate(method, point, X_tr, y_tr, X_te, classes, Cs, *, kernels, reg, seed, estimators):
     """Scores of the test part for every C: {C: (n_test, n_classes) scores}."""
     if method in ("LSVM", "KSVM"):
         if method == "KSVM":
@@ -197,8 +236,10 @@ def _evaluate(method, point, X_tr, y_tr, X_te, classes, Cs, *, kernels, reg, see
             A, B = X_tr, X_te
         return {C: _raw_svm_scores(method, A, y_tr, B, classes, C) for C in Cs}
     shape = {"n_samples": X_tr.shape[0], "n_features": X_tr.shape[1]}
-    model = _estimator(method, point | shape, reg=reg, seed=seed, n_classes=len(classes))
-    if method in KERNEL_DR:
+    model = _estimator(
+        method, point | shape, reg=reg, seed=seed, n_classes=len(classes), estimators=estimators
+    )
+    if is_kernel_dr(method, estimators):
         gamma = point["gamma_factor"] / kernels.mean_d2
         K = kernels.train(gamma)
         model.fit(K, y_tr)
@@ -210,30 +251,57 @@ def _evaluate(method, point, X_tr, y_tr, X_te, classes, Cs, *, kernels, reg, see
 
 
 def cv_splits(y, *, n_folds: int, learn_fraction: float, seed: int, max_learn=None, max_val=None):
-    """Stratified random learning/validation splits of the training set, one per fold.
+    """Stratified random learning/validation splits of the training set, one per fold:
+    :func:`graphdr.evaluation.splits.capped_shuffle_splits`.
 
     ``learn_fraction`` of the samples learn and the rest validate, optionally capped at
     ``max_learn`` / ``max_val`` samples (documented reductions at the paper's largest scale).
     """
-    from sklearn.model_selection import StratifiedShuffleSplit
-
-    n = len(y)
-    n_learn = int(round(learn_fraction * n))
-    n_val = n - n_learn
-    if max_learn is not None:
-        n_learn = min(n_learn, int(max_learn))
-    if max_val is not None:
-        n_val = min(n_val, int(max_val))
-    splitter = StratifiedShuffleSplit(
-        n_splits=n_folds, train_size=n_learn, test_size=n_val, random_state=seed
+    return capped_shuffle_splits(
+        y, n_folds, learn_fraction, random_state=seed, max_train=max_learn, max_val=max_val
     )
-    return [(np.sort(a), np.sort(b)) for a, b in splitter.split(np.zeros(n), y)]
 
 
-def cross_validate(method, X, y, *, cv: Mapping, reg: float, seed: int):
+def _mean_table(rows) -> tuple[pd.DataFrame, list[str]]:
+    table = pd.DataFrame(rows)
+    keys = [c for c in table.columns if c not in ("fold", "map")]
+    return table.groupby(keys, sort=False)["map"].mean().reset_index(), keys
+
+
+def select(mean: pd.DataFrame, keys, where: Mapping | None = None) -> dict:
+    """The grid point (and C) of the highest mean validation MAP; ties go to the first row.
+
+    ``where`` restricts the choice to rows with the given values (a sensitivity run's fixed
+    setting, e.g. ``{"reg": 1e-3}``).
+    """
+    sub = mean
+    for k, v in (where or {}).items():
+        sub = sub[np.isclose(sub[k].to_numpy(dtype=float), float(v))]
+    if sub.empty:
+        raise ValueError(f"no cross-validated grid point has {dict(where)}; add it to the grid.")
+    best = sub.iloc[int(np.argmax(sub["map"].to_numpy()))]
+    return {k: (int(best[k]) if k == "n_subclasses" else float(best[k])) for k in keys}
+
+
+def _extended_factors(factors, best: float, step: float) -> list[float]:
+    """The width factors plus one beyond the edge the selected factor sits on (none if inside)."""
+    lo, hi = min(factors), max(factors)
+    if np.isclose(best, hi):
+        return [*factors, hi * step]
+    if np.isclose(best, lo):
+        return [lo / step, *factors]
+    return list(factors)
+
+
+def cross_validate(method, X, y, *, cv: Mapping, reg: float, seed: int, estimators=None):
     """Mean validation MAP over the folds for every grid point and C; returns (best, table).
 
-    ``best`` holds the selected grid point plus ``C``; ties go to the first in grid order.
+    ``best`` holds the selected grid point plus ``C``; ties go to the first in grid order. The
+    squared distances of every fold are computed once and shared by all grid points. With
+    ``cv["gamma_extend"] = k > 0`` the width grid grows by the ratio of its two largest factors
+    beyond whichever edge the selected width sits on, at most ``k`` times per run, so that the
+    selected width ends strictly inside the grid when the budget allows (``edges`` of
+    :func:`selection_edges` says when it did not).
     """
     classes = np.unique(y)
     splits = cv_splits(
@@ -245,40 +313,60 @@ def cross_validate(method, X, y, *, cv: Mapping, reg: float, seed: int):
         max_val=cv.get("max_val"),
     )
     Cs = [float(c) for c in cv["C"]]
-    rows = []
-    for fold, (learn, val) in enumerate(splits):
-        needs_kernel = method in KERNEL_DR or method == "KSVM"
-        kernels = _Kernels(X[learn], X[val]) if needs_kernel else None
-        for point in _grid(method, cv):
-            scores = _evaluate(
-                method, point, X[learn], y[learn], X[val], classes, Cs,
-                kernels=kernels, reg=reg, seed=seed,
-            )  # fmt: skip
-            for C, s in scores.items():
-                rows.append(
-                    point
-                    | {
-                        "C": C,
-                        "fold": fold,
-                        "map": float(average_precision_per_class(y[val], s, classes).mean()),
-                    }
-                )
-        del kernels
-    table = pd.DataFrame(rows)
-    keys = [c for c in table.columns if c not in ("fold", "map")]
-    mean = table.groupby(keys, sort=False)["map"].mean().reset_index()
-    best = mean.iloc[int(np.argmax(mean["map"].to_numpy()))]
-    best = {k: (int(best[k]) if k == "n_subclasses" else float(best[k])) for k in keys}
+    needs_kernel = is_kernel_dr(method, estimators) or method == "KSVM"
+    folds = [
+        (learn, val, _Kernels(X[learn], X[val]) if needs_kernel else None) for learn, val in splits
+    ]
+    rows: list[dict] = []
+
+    def run(points):
+        for fold, (learn, val, kernels) in enumerate(folds):
+            for point in points:
+                scores = _evaluate(
+                    method, point, X[learn], y[learn], X[val], classes, Cs,
+                    kernels=kernels, reg=reg, seed=seed, estimators=estimators,
+                )  # fmt: skip
+                for C, s in scores.items():
+                    ap = average_precision_per_class(y[val], s, classes)
+                    rows.append(point | {"C": C, "fold": fold, "map": float(ap.mean())})
+
+    factors = [float(g) for g in cv.get("gamma_factors", [])]
+    run(_grid(method, cv, estimators))
+    mean, keys = _mean_table(rows)
+    best = select(mean, keys)
+    if "gamma_factor" in best and len(factors) > 1:
+        step = sorted(factors)[-1] / sorted(factors)[-2]
+        for _ in range(int(cv.get("gamma_extend", 0))):
+            grown = _extended_factors(factors, best["gamma_factor"], step)
+            added = [g for g in grown if g not in factors]
+            if not added:
+                break
+            factors = grown
+            run(_grid(method, cv, estimators, gamma_factors=added))
+            mean, keys = _mean_table(rows)
+            best = select(mean, keys)
     return best, mean
 
 
-def _final_fit(method, best, X_tr, y_tr, X_te, classes, *, reg, seed):
+def selection_edges(best: Mapping, mean: pd.DataFrame) -> list[str]:
+    """Searched parameters whose selected value is the smallest or largest value tried."""
+    edges = []
+    for key, value in best.items():
+        tried = np.unique(mean[key].to_numpy(dtype=float))
+        if tried.size > 1 and (np.isclose(value, tried[0]) or np.isclose(value, tried[-1])):
+            side = "low" if np.isclose(value, tried[0]) else "high"
+            edges.append(f"{key}:{side}")
+    return edges
+
+
+def _final_fit(method, best, X_tr, y_tr, X_te, classes, *, reg, seed, estimators=None):
     """Train with the selected parameters and score the test set, timing both stages."""
     from graphdr.kernels import squared_distances
 
     C = best["C"]
+    kernel = is_kernel_dr(method, estimators)
     t0 = time.perf_counter()
-    if method in KERNEL_DR or method == "KSVM":
+    if kernel or method == "KSVM":
         D = squared_distances(X_tr)
         gamma = best["gamma_factor"] / float(D.mean())
         K = np.exp(-gamma * D, out=D)
@@ -304,8 +392,10 @@ def _final_fit(method, best, X_tr, y_tr, X_te, classes, *, reg, seed):
         t_test = time.perf_counter() - t0
         return scores, t_train, t_test, None
     shape = {"n_samples": X_tr.shape[0], "n_features": X_tr.shape[1]}
-    model = _estimator(method, best | shape, reg=reg, seed=seed, n_classes=len(classes))
-    if method in KERNEL_DR:
+    model = _estimator(
+        method, best | shape, reg=reg, seed=seed, n_classes=len(classes), estimators=estimators
+    )
+    if kernel:
         model.fit(K, y_tr)
         Z_tr = model.transform(K)
         del K
@@ -315,13 +405,73 @@ def _final_fit(method, best, X_tr, y_tr, X_te, classes, *, reg, seed):
     W, b = fit_ovr_linear_svm(scale(Z_tr), y_tr, classes, C)
     t_train = time.perf_counter() - t0
     t0 = time.perf_counter()
-    if method in KERNEL_DR:
+    if kernel:
         Z_te = model.transform(np.exp(-gamma * squared_distances(X_te, X_tr)))
     else:
         Z_te = model.transform(X_te)
     scores = scale(Z_te) @ W + b
     t_test = time.perf_counter() - t0
     return scores, t_train, t_test, int(Z_tr.shape[1])
+
+
+def sensitivity_name(setting: Mapping) -> str:
+    """The ledger variant of a sensitivity setting, e.g. ``{"reg": 0.001}`` -> ``reg=0.001``."""
+    return ",".join(f"{k}={float(v):g}" for k, v in setting.items() if k != "max_train")
+
+
+def _one_draw(method, X, y, *, n_per_class, cv, reg, seed, estimators, sensitivity):
+    """CV, final fit and test of one seeded draw of the condition split: (record, seconds)."""
+    train, test = condition_split(y, n_per_class, seed)
+    classes = np.unique(y)
+    t0 = time.perf_counter()
+    best, table = cross_validate(
+        method, X[train], y[train], cv=cv, reg=reg, seed=seed, estimators=estimators
+    )
+    t_cv = time.perf_counter() - t0
+    scores, t_train, t_test, dim = _final_fit(
+        method, best, X[train], y[train], X[test], classes, reg=reg, seed=seed,
+        estimators=estimators,
+    )  # fmt: skip
+    ap = average_precision_per_class(y[test], scores, classes)
+    record = {
+        "seed": int(seed),
+        "n_train": int(train.size),
+        "n_test": int(test.size),
+        "dimension": dim,
+        "selected": best,
+        "edges": selection_edges(best, table),
+        "map": float(ap.mean()),
+        "ap": [float(a) for a in ap],
+        "cv": table.to_dict(orient="list"),
+        "variants": {},
+    }
+    for setting in [sensitivity] if sensitivity else []:
+        name = sensitivity_name(setting)
+        fixed = {k: v for k, v in setting.items() if k != "max_train"}
+        if not all(k in best for k in fixed):
+            record["variants"][name] = {
+                "same_as_primary": True, "map": record["map"], "ap": record["ap"],
+            }  # fmt: skip
+            continue
+        limit = setting.get("max_train")
+        if limit is not None and train.size > int(limit):
+            record["variants"][name] = {
+                "skipped": f"not run: N = {train.size} > {int(limit)} (sensitivity budget)"
+            }
+            continue
+        chosen = select(table, list(best), where=fixed)
+        v_scores, *_ = _final_fit(
+            method, chosen, X[train], y[train], X[test], classes, reg=reg, seed=seed,
+            estimators=estimators,
+        )  # fmt: skip
+        v_ap = average_precision_per_class(y[test], v_scores, classes)
+        record["variants"][name] = {
+            "selected": chosen,
+            "map": float(v_ap.mean()),
+            "ap": [float(a) for a in v_ap],
+        }
+    seconds = {"train_seconds": t_train, "test_seconds": t_test, "cv_seconds": t_cv}
+    return record, seconds
 
 
 def akda_run(
@@ -336,43 +486,62 @@ def akda_run(
     seed: int,
     result_path: str | os.PathLike,
     timing_path: str | os.PathLike,
+    estimators: Mapping | None = None,
+    sensitivity: Mapping | None = None,
+    draws: int = 1,
 ) -> dict:
     """Cross-validate, train and test one method on one dataset and condition.
 
-    Writes the deterministic record (selected parameters, CV table, AP per class, MAP, subspace
-    dimension) to ``result_path`` (JSON) and the measured seconds to ``timing_path``.
+    ``draws`` seeded draws of the condition split (seeds ``seed, seed + 1, ...``; the CV splits
+    and k-means use the draw's seed). Writes the deterministic record to ``result_path``
+    (JSON): the first draw's fields at the top level (selected parameters, the searched
+    parameters selected at a grid edge, CV table, AP per class, subspace dimension, variants),
+    ``map`` / ``map_std`` the mean and standard deviation of the draws' MAPs, and ``draws`` the
+    record of every draw (when there are several). The first draw's measured seconds go to
+    ``timing_path``. ``sensitivity`` (e.g. ``{"reg": 1e-3, "max_train": 10000}``) adds the
+    variant record ``variants["reg=0.001"]`` of each draw: the same run with the setting fixed
+    (the best CV point among those with it, one more final fit); methods the setting does not
+    touch copy their primary result, and runs on more than ``max_train`` training samples record
+    why the variant was not run.
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; expected one of {METHODS}.")
+    if int(draws) < 1:
+        raise ValueError(f"draws={draws!r} must be a positive integer (seeded split draws).")
     data = load_npz(prepared)
     X = np.asarray(data.X, dtype=np.float64)
     y = np.asarray(data.y)
-    train, test = condition_split(y, n_per_class, seed)
-    classes = np.unique(y)
-    t0 = time.perf_counter()
-    best, table = cross_validate(method, X[train], y[train], cv=cv, reg=reg, seed=seed)
-    t_cv = time.perf_counter() - t0
-    scores, t_train, t_test, dim = _final_fit(
-        method, best, X[train], y[train], X[test], classes, reg=reg, seed=seed
-    )
-    ap = average_precision_per_class(y[test], scores, classes)
-    mean_ap = float(ap.mean())
+    records, timing = [], None
+    for d in range(int(draws)):
+        record, seconds = _one_draw(
+            method, X, y, n_per_class=n_per_class, cv=cv, reg=reg, seed=seed + d,
+            estimators=estimators, sensitivity=sensitivity,
+        )  # fmt: skip
+        records.append(record)
+        timing = timing or seconds
+    maps = np.array([r["map"] for r in records])
+    first = records[0]
     result = {
         "dataset": dataset,
         "condition": condition,
         "method": method,
-        "n_train": int(train.size),
-        "n_test": int(test.size),
-        "n_classes": int(classes.size),
+        "estimator": dict(zip(("name", "params"), resolve(method, estimators), strict=True)),
+        "n_train": first["n_train"],
+        "n_test": first["n_test"],
+        "n_classes": int(np.unique(y).size),
         "n_features": int(X.shape[1]),
-        "dimension": dim,
-        "selected": best,
-        "map": mean_ap,
-        "ap": [float(a) for a in ap],
-        "cv": table.to_dict(orient="list"),
+        "dimension": first["dimension"],
+        "selected": first["selected"],
+        "edges": first["edges"],
+        "map": float(maps.mean()),
+        "map_std": float(maps.std(ddof=1)) if maps.size > 1 else 0.0,
+        "ap": first["ap"],
+        "cv": first["cv"],
+        "variants": first["variants"],
     }
+    if len(records) > 1:
+        result["draws"] = [{k: v for k, v in r.items() if k != "cv"} for r in records]
     io.write_json(result, result_path)
-    timing = {"train_seconds": t_train, "test_seconds": t_test, "cv_seconds": t_cv}
     io.write_json(timing, timing_path)
     return result | {"timing": timing}
 
@@ -392,12 +561,14 @@ def akda_toy(
     projection_stem: str | os.PathLike,
     timing_path: str | os.PathLike,
     kda_max_train: int | None = None,
+    kda_params: Mapping | None = None,
 ) -> dict:
     """Figures 2-3: one class against the rest, linear kernel, on the nEx training set.
 
     Figure 2: the first two input dimensions of every training sample (target vs rest).
     Figure 3: the 1-D AKDA projection (binary closed form) of the same samples. The fit times
-    of AKDA and of KDA (same kernel, same data; KDA only up to ``kda_max_train`` samples) go to
+    of AKDA and of KDA (same kernel, same data; KDA with ``kda_params``, e.g. the paper's
+    within-class scatter and full eigendecomposition; only up to ``kda_max_train`` samples) go to
     ``timing_path`` (the paper's times: claims C2-C3 of config/references/akda_claims.csv).
     """
     from graphdr.plotting import plot_embedding
@@ -416,7 +587,7 @@ def akda_toy(
     timing = {"n_train": int(t.size), "n_target": int(t.sum()), "akda_seconds": akda_seconds}
     if kda_max_train is None or t.size <= kda_max_train:
         t0 = time.perf_counter()
-        KDA(kernel="linear", reg=reg).fit(X, t)
+        KDA(kernel="linear", reg=reg, **dict(kda_params or {})).fit(X, t)
         timing["kda_seconds"] = time.perf_counter() - t0
     io.write_json(timing, timing_path)
     names = {1: "target class", 0: "rest"}

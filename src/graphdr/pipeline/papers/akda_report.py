@@ -39,9 +39,15 @@ def _runs_frame(runs: Mapping[tuple[str, str, str], tuple[str, str]]) -> pd.Data
                 "n_train": r["n_train"],
                 "n_test": r["n_test"],
                 "map": 100.0 * r["map"],
+                "map_std": 100.0 * r.get("map_std", 0.0),
+                "draws": len(r.get("draws", [])) or 1,
                 "train_seconds": t["train_seconds"],
                 "test_seconds": t["test_seconds"],
                 "selected": json.dumps(r["selected"], sort_keys=True),
+                "edges": ";".join(r.get("edges", [])),
+                "variants": json.dumps(
+                    {k: v.get("map") for k, v in r.get("variants", {}).items()}, sort_keys=True
+                ),
             }
         )
     return pd.DataFrame(rows)
@@ -65,6 +71,7 @@ def akda_tables(
     timing_output: str | os.PathLike | None = None,
     toy_timing: str | os.PathLike | None = None,
     toy_dataset: str = "",
+    method_labels: Mapping[str, str] | None = None,
 ) -> dict[str, pd.DataFrame]:
     """MAP tables (per condition: datasets, our average and the paper's average) and speed-ups.
 
@@ -75,8 +82,12 @@ def akda_tables(
     ``<timing_stem>_<condition>`` (.csv/.md/.tex), the long CSV of deterministic numbers and,
     with ``results_output``, the ledger's tidy results frame (:func:`results_frame`; it holds the
     measured seconds and speed-ups too, so it changes with every run). The verdicts are the
-    ledger's (``config/references/akda_claims.csv``), not this module's.
+    ledger's (``config/references/akda_claims.csv``), not this module's. ``method_labels``
+    renames columns in the written tables (e.g. ``KDA_K2`` -> "KDA (K^2+reg, C-1 vectors)").
+    Also writes ``<map_stem>_selected`` (.csv/.md/.tex): the cross-validated parameters of every
+    run, with the searched parameters selected at an edge of their grid flagged.
     """
+    rename = dict(method_labels or {})
     frame = _runs_frame(runs)
     paper = pd.read_csv(reference)
     io.write_csv(frame.drop(columns=["train_seconds", "test_seconds"]).round(10), runs_output)
@@ -90,9 +101,13 @@ def akda_tables(
         ours = sub.pivot(index="dataset", columns="method", values="map")
         ours = ours.reindex(index=dsets, columns=methods)
         ref = paper[(paper["table"] == "map") & (paper["row"] == cond)]
-        shown[f"map_{cond}"] = _versus_table(ours, ref, skipped, cond, labels, ".2f")
+        std = sub.pivot(index="dataset", columns="method", values="map_std")
+        draws = sub.pivot(index="dataset", columns="method", values="draws")
+        std = std.reindex(index=dsets, columns=methods)
+        std = std.where(draws.reindex(index=dsets, columns=methods) > 1)
+        shown[f"map_{cond}"] = _versus_table(ours, ref, skipped, cond, labels, ".2f", std=std)
         reporting.write_table(
-            shown[f"map_{cond}"],
+            shown[f"map_{cond}"].rename(columns=rename),
             f"{map_stem}_{cond}",
             caption=(
                 f"MAP (%) in the {cond} condition: one linear SVM per class in each subspace. "
@@ -110,19 +125,58 @@ def akda_tables(
         tr, te = tr.reindex(index=dsets, columns=methods), te.reindex(index=dsets, columns=methods)
         shown[f"timing_{cond}"] = _speedup_table(tr, te, paper, cond, skipped, labels)
         reporting.write_table(
-            shown[f"timing_{cond}"],
+            shown[f"timing_{cond}"].rename(columns=rename),
             f"{timing_stem}_{cond}",
             caption=(
-                f"Training / testing speed-up over KDA in the {cond} condition (KDA's seconds "
-                "divided by the method's, same dataset and run; CV time excluded), and the "
-                "measured seconds. MEASURED on this machine (2 cores): values vary between runs."
+                f"Training / testing speed-up in the {cond} condition over the paper's KDA "
+                "(within-class scatter + reg I, Cholesky, all eigenvectors) and, after '|', over "
+                f"{rename.get('KDA_K2', 'KDA_K2')} (the reference's seconds divided by the "
+                "method's, same dataset and run; CV time excluded), and the measured seconds. "
+                "MEASURED on this machine (2 cores): values vary between runs."
             ),
             float_format=".2f",
         )
+    shown["selected"] = _selected_table(frame, labels, rename)
+    reporting.write_table(
+        shown["selected"],
+        f"{map_stem}_selected",
+        caption=(
+            "Parameters selected by 3-fold cross-validation (30 % learn / 70 % validate) on "
+            "each training set: RBF width factor (times 1 / mean squared distance), "
+            "regularisation constant reg, subclasses per class H, SVM C. 'edge' lists the "
+            "searched parameters whose selected value is the smallest (low) or largest (high) "
+            "value tried. With several draws of the split the parameters are the first draw's "
+            "and MAP is the mean ± std over the draws; MAP with reg fixed at the round-1 value "
+            "is the sensitivity variant (first draw)."
+        ),
+    )
     if results_output is not None:
         tidy = results_frame(runs, toy_timing=toy_timing, toy_dataset=toy_dataset)
         write_results(tidy, results_output, timing_output)
     return shown
+
+
+def _selected_table(frame, labels, rename):
+    records = []
+    for _, r in frame.iterrows():
+        sel = json.loads(r["selected"])
+        variants = json.loads(r["variants"])
+        rec = {
+            "dataset": _label(r["dataset"], labels),
+            "condition": r["condition"],
+            "method": rename.get(r["method"], r["method"]),
+            "gamma_factor": f"{sel['gamma_factor']:g}" if "gamma_factor" in sel else "",
+            "reg": f"{sel['reg']:g}" if "reg" in sel else "",
+            "H": str(sel.get("n_subclasses", "")),
+            "C": f"{sel['C']:g}" if "C" in sel else "",
+            "edge": r["edges"],
+            "draws": str(r["draws"]),
+            "MAP": f"{r['map']:.2f}" + (f" ± {r['map_std']:.2f}" if r["draws"] > 1 else ""),
+        }
+        for name, value in variants.items():
+            rec[f"MAP ({name})"] = "" if value is None else f"{100.0 * value:.2f}"
+        records.append(rec)
+    return pd.DataFrame(records).fillna("")
 
 
 def _label(name, labels):
@@ -141,8 +195,10 @@ def _notes(skipped, markers, d, cond, methods):
     return "; ".join(f"[{k}] {inverse[k]}" for k in sorted(used))
 
 
-def _versus_table(ours, ref, skipped, cond, labels, fmt):
-    """Rows: datasets, our averages, the paper's average, difference; cells not run: [k]."""
+def _versus_table(ours, ref, skipped, cond, labels, fmt, std=None):
+    """Rows: datasets, our averages, the paper's average, difference; cells not run: [k].
+
+    ``std`` (same shape as ``ours``; NaN where a cell has one draw) adds "± std over draws"."""
     cells = [(d, cond, m) for d in ours.index for m in ours.columns]
     markers = _markers(skipped, cells)
     records = []
@@ -150,7 +206,11 @@ def _versus_table(ours, ref, skipped, cond, labels, fmt):
         rec = {"dataset": _label(d, labels)}
         for m in ours.columns:
             v = ours.loc[d, m]
-            rec[m] = f"{v:{fmt}}" if not math.isnan(v) else _skip_text(skipped, markers, d, cond, m)
+            sd = np.nan if std is None else std.loc[d, m]
+            if math.isnan(v):
+                rec[m] = _skip_text(skipped, markers, d, cond, m)
+            else:
+                rec[m] = f"{v:{fmt}}" + ("" if math.isnan(sd) else f" ± {sd:{fmt}}")
         records.append(rec | {"notes": _notes(skipped, markers, d, cond, ours.columns)})
     complete = ours.dropna(axis=0, how="any")
     paper_avg = ref.set_index("column")["value"]
@@ -191,15 +251,17 @@ def _speedup_table(tr, te, paper, cond, skipped, labels):
     records = []
     for d in tr.index:
         rec = {"dataset": _label(d, labels)}
-        kda_tr, kda_te = tr.loc[d].get("KDA", np.nan), te.loc[d].get("KDA", np.nan)
+        refs = [(tr.loc[d].get(k, np.nan), te.loc[d].get(k, np.nan)) for k in TABLE_REFERENCES]
         for m in tr.columns:
             a, b = tr.loc[d, m], te.loc[d, m]
             if math.isnan(a):
                 rec[m] = _skip_text(skipped, markers, d, cond, m)
-            elif math.isnan(kda_tr):
-                rec[m] = f"{a:.2f}s / {b:.2f}s (KDA not run)"
-            else:
-                rec[m] = f"{kda_tr / a:.2f} / {kda_te / b:.2f} ({a:.2f}s / {b:.2f}s)"
+                continue
+            parts = [
+                f"{r_tr / a:.2f} / {r_te / b:.2f}" if not math.isnan(r_tr) else "not run"
+                for r_tr, r_te in refs
+            ]
+            rec[m] = " | ".join(parts) + f" ({a:.2f}s / {b:.2f}s)"
         records.append(rec | {"notes": _notes(skipped, markers, d, cond, tr.columns)})
     ptr = paper[(paper["table"] == "train_speedup") & (paper["row"] == cond)].set_index("column")
     pte = paper[(paper["table"] == "test_speedup") & (paper["row"] == cond)].set_index("column")
@@ -227,8 +289,11 @@ GROUPS = {
 }
 #: the conventional method each proposed method accelerates (reference "counterpart")
 COUNTERPART = {"AKDA": "KDA", "AKSDA": "KSDA"}
-#: methods every speed-up is also computed against (the paper's tables divide by KDA)
-REFERENCES = ("KDA", "KSDA")
+#: methods every speed-up is also computed against (the paper's tables divide by KDA; KDA_K2 is
+#: our fast K K + reg I variant)
+REFERENCES = ("KDA", "KDA_K2", "KSDA")
+#: the speed-up tables' references, in cell order ("vs KDA | vs KDA_K2")
+TABLE_REFERENCES = ("KDA", "KDA_K2")
 RESULT_EXTRA = ("condition", "collection", "reference")
 PAPER = "akda"
 
@@ -255,7 +320,12 @@ def results_frame(
     ``<condition>/<class index>``, so a claim over both conditions pairs the classes of both
     (with the 4 collections of the full configuration the engine's units are these pairs, not
     per-dataset means: docs/claims.md); ``condition`` and ``collection`` are extra columns for
-    the claims' ``where`` filters. The families of :data:`GROUPS` are derived methods.
+    the claims' ``where`` filters. The families of :data:`GROUPS` are derived methods. A run's
+    sensitivity records (``variants`` of the run JSON, e.g. ``reg=0.001``: the regularisation
+    fixed at round 1's value instead of cross-validated) add study ``map`` rows under their own
+    ``variant``; timing rows are the primary run's only. A run of several seeded draws of the
+    split (``draws`` of the run JSON) has split ``<condition>/d<draw>/<class index>``: the
+    paired tests' units are then the (draw, class) pairs.
 
     Study ``timing`` holds MEASURED values (they change with every run): ``train_seconds`` /
     ``test_seconds`` of each method, and ``train_speedup`` / ``test_speedup`` = the reference
@@ -282,16 +352,25 @@ def results_frame(
                 f"{result}: the run record has no per-class average precisions ('ap'); rerun "
                 "akda_run (the ledger's paired tests use the classes as units)."
             )
-        ap = 100.0 * np.asarray(r["ap"], dtype=float)
-        aps[(exp, method)] = (base, ap)
-        width = len(str(ap.size - 1))
-        for k, v in enumerate(ap):
-            rows.append(
-                base
-                | {"study": "map", "dimension": dim, "split": f"{condition}/{k:0{width}d}"}
-                | {"metric": "ap"}
-                | {"value": v, "reference": ""}
-            )
+        draws = r.get("draws") or [r]
+        many = len(draws) > 1
+        for i, draw in enumerate(draws):
+            records = {variant: draw["ap"]} | {
+                name: v["ap"] for name, v in draw.get("variants", {}).items() if "ap" in v
+            }
+            prefix = f"{condition}/d{i}" if many else condition
+            for name, values in records.items():
+                ap = 100.0 * np.asarray(values, dtype=float)
+                vbase = base | {"variant": name}
+                aps[(name, exp, method, prefix)] = (vbase, ap)
+                width = len(str(ap.size - 1))
+                for k, v in enumerate(ap):
+                    rows.append(
+                        vbase
+                        | {"study": "map", "dimension": dim, "split": f"{prefix}/{k:0{width}d}"}
+                        | {"metric": "ap"}
+                        | {"value": v, "reference": ""}
+                    )
         seconds[(exp, method)] = (base, float(t["train_seconds"]), float(t["test_seconds"]))
     rows += _group_rows(aps)
     rows += _timing_rows(seconds)
@@ -304,17 +383,17 @@ def results_frame(
 
 def _group_rows(aps) -> list[dict]:
     rows = []
-    for exp in sorted({e for e, _ in aps}):
+    for var, exp, prefix in sorted({(v, e, p) for v, e, _, p in aps}):
         for name, members in GROUPS.items():
-            if not all((exp, m) in aps for m in members):
+            if not all((var, exp, m, prefix) in aps for m in members):
                 continue
-            base = aps[(exp, members[0])][0] | {"method": name, "classifier": "linear_svm"}
-            condition = base["condition"]
-            mean = np.mean([aps[(exp, m)][1] for m in members], axis=0)
+            base = aps[(var, exp, members[0], prefix)][0]
+            base = base | {"method": name, "classifier": "linear_svm"}
+            mean = np.mean([aps[(var, exp, m, prefix)][1] for m in members], axis=0)
             width = len(str(mean.size - 1))
             rows += [
                 base
-                | {"study": "map", "dimension": "", "split": f"{condition}/{k:0{width}d}"}
+                | {"study": "map", "dimension": "", "split": f"{prefix}/{k:0{width}d}"}
                 | {"metric": "ap"}
                 | {"value": float(v), "reference": ""}
                 for k, v in enumerate(mean)
