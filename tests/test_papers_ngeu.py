@@ -519,7 +519,8 @@ def test_repeated_splits_reseed_each_draw():
     assert not np.array_equal(fixed[0]["val"], fixed[1]["val"])
     for f in fixed:
         assert np.intersect1d(f["train"], f["val"]).size == 0
-    cv = ngeu.split_indices(y, {"kind": "cv", "first": 120, "folds": 3, "val": 0.2, "repeats": 2})
+    cv_spec = {"kind": "cv", "first": 120, "folds": 3, "val": 0.2, "repeats": 2, "draws": 1}
+    cv = ngeu.split_indices(y, cv_spec)  # draws: the schema's default, not a CV setting
     assert len(cv) == 6
     for rep in (cv[:3], cv[3:]):  # each repeat's test folds partition the samples
         assert np.array_equal(np.sort(np.concatenate([f["test"] for f in rep])), np.arange(120))

@@ -111,7 +111,8 @@ def split_indices(y: np.ndarray, spec: Mapping, predefined: Mapping | None = Non
             parts["val"].append(rows[a:b])
             parts["test"].append(rows[b:end])
         return [{k: np.sort(np.concatenate(v)) for k, v in parts.items()}]
-    draws = int(spec.get("draws", spec.get("repeats", 1)))
+    # the schema fills both defaults (1): the kind decides which one counts
+    draws = int(spec.get("repeats" if kind == "cv" else "draws", 1))
     if draws < 1:
         raise ValueError(f"draws / repeats must be at least 1, got {draws}.")
     if draws > 1 and kind in ("stratified", "cv"):
