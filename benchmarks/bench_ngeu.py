@@ -21,7 +21,7 @@ problem (N = 600, D = 64; quick N = 300), KDA-NGEU over 5 kernel settings x 3 un
 the 9 dimensions 1..C-1, the eigendecompositions actually performed (scipy eigh/eigvalsh calls)
 against the grid cells, and the time of the nested grid (one fit per model-changing point) against
 refitting every cell (target: at most 1 eigendecomposition per 2 grid cells, and faster than the
-refits). The real tables report their own counts in paper_figures/ngeu/table*_grid.csv. The same
+refits). The real tables report their own counts in paper_figures/ngeu/ngeu_table*_grid.csv. The same
 nested grid with ``path="auto"`` (the low-rank Cholesky path of class graphs) against
 ``path="full"`` (every fit an N x N eigendecomposition), interleaved: the time the low-rank path
 saves the selection grids (target: below 1).

@@ -283,6 +283,17 @@ def test_sensitivity_variant_that_flips_is_reported():
     ]
 
 
+def test_variant_without_the_subject_is_skipped_for_value_claims():
+    # a sensitivity run of other methods (here B only) does not cover a number claim on A
+    f = frame({"A": 0.0, "B": 0.0}, datasets=1)
+    g = frame({"B": 0.1}, datasets=1).assign(variant="kernel=rbf")
+    g = g[g["method"] == "B"]
+    out = ledger.judge(
+        [claim("value_close", versus=(), paper_value=0.7, tolerance=0.01)], pd.concat([f, g])
+    )
+    assert list(out["variant"]) == ["primary"] and out["verdict"].item() == REPRODUCED
+
+
 def test_writers_and_notes_consistency(tmp_path):
     f = frame({"A": 0.05, "B": 0.0})
     verdicts = ledger.judge(

@@ -378,8 +378,12 @@ def test_results_frame_has_the_ledger_units(tmp_path):
     assert list(a["split"]) == ["3", "5", "7", "9"]  # sorted by sample
     assert list(a["value"]) == [1.0, 0.0, 1.0, 1.0]
     assert set(correct["variant"]) == {"primary", "kernel=rbf"}
-    pooled = pick(study="table2", metric="correct", method="B")
-    assert list(pooled["split"]) == ["0", "1", "2", "3"]  # the CV folds' test samples pooled
+    # several splits: a sample may recur, so the unit is (split, sample)
+    several = pick(study="table2", metric="correct", method="B")
+    assert sorted(several["split"]) == ["0:0", "0:2", "1:1", "1:3"]
+    # the sensitivity variants' per-split accuracy, from the same per-sample rows
+    variant = pick(study="table1", metric="accuracy", method="A", variant="kernel=rbf")
+    assert list(variant["split"]) == ["0"] and variant["value"].item() == 50.0
     # Figure 3's angles
     toy_rows = pick(study="figure3")
     assert list(toy_rows["method"]) == ["LDA", "MFA"] and list(toy_rows["value"]) == [2.5, 30.0]
@@ -494,3 +498,87 @@ def test_notes_quote_the_generated_verdicts():
     notes = (figures / "NOTES.md").read_text(encoding="utf-8")
     assert scorecard.NOTES_PATTERN.search(notes)  # the notes do quote the ledger
     assert scorecard.notes_mismatches(notes, verdicts) == []
+
+
+def test_repeated_splits_reseed_each_draw():
+    y = np.repeat(np.arange(3), 40)
+    spec = {"kind": "stratified", "train": 30, "val": 15, "test": 15, "seed": 4, "draws": 3}
+    draws = ngeu.split_indices(y, spec)
+    assert len(draws) == 3
+    one = {k: v for k, v in spec.items() if k != "draws"}
+    for i, fold in enumerate(draws):  # draw i is the single split of seed 4 + i
+        (alone,) = ngeu.split_indices(y, one | {"seed": 4 + i})
+        assert all(np.array_equal(fold[p], alone[p]) for p in alone)
+    assert not np.array_equal(draws[0]["train"], draws[1]["train"])
+    pre = {"train": np.arange(90), "test": np.arange(90, 120)}
+    fixed = ngeu.split_indices(
+        y, {"kind": "stratified", "pool": "train", "train": 30, "val": 15, "test": "predefined",
+            "draws": 3, "fixed_train": True}, pre,
+    )  # fmt: skip
+    assert all(np.array_equal(f["train"], fixed[0]["train"]) for f in fixed)
+    assert not np.array_equal(fixed[0]["val"], fixed[1]["val"])
+    for f in fixed:
+        assert np.intersect1d(f["train"], f["val"]).size == 0
+    cv_spec = {"kind": "cv", "first": 120, "folds": 3, "val": 0.2, "repeats": 2, "draws": 1}
+    cv = ngeu.split_indices(y, cv_spec)  # draws: the schema's default, not a CV setting
+    assert len(cv) == 6
+    for rep in (cv[:3], cv[3:]):  # each repeat's test folds partition the samples
+        assert np.array_equal(np.sort(np.concatenate([f["test"] for f in rep])), np.arange(120))
+    with pytest.raises(ValueError, match="at least 1"):
+        ngeu.split_indices(y, spec | {"draws": 0})
+
+
+def test_validation_redraws_share_the_fits():
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(3), 30)
+    X = rng.normal(size=(90, 4)) + y[:, None]
+    pre = {"train": np.arange(0, 90, 2), "test": np.arange(1, 90, 2)}
+    spec = {"kind": "stratified", "pool": "train", "train": 30, "val": 9, "test": "predefined",
+            "draws": 3, "fixed_train": True}  # fmt: skip
+    folds = ngeu.split_indices(y, spec, pre)
+    nn = {f"nn{f}": np.ones(30) for f in range(3)}
+    grid = {"kernels": ["rbf"], "gamma_scale": [1.0], "beta": [0.1], "dims": [1, 2]}
+    method = {"estimator": "KDA_NGEU", "uncertainty": "nn"}
+    rows, _, cost = ngeu._method_rows("m", method, grid, X, y, folds, nn, k=1, seed=0)
+    assert cost["fits"] == 1 and cost["grid_cells"] == 3 * 2  # one fit, every draw scored
+    scores = pd.DataFrame(rows)
+    test = scores.groupby("dim")["test_accuracy"].nunique()
+    assert (test == 1).all()  # same model, same test set: the same test accuracy per dim
+
+
+def test_grid_edges_flag_the_grid_ends():
+    grid = {"beta": [0.01, 0.1, 0.3], "gamma_scale": [0.25, 1.0, 4.0], "s0": [0.1]}
+    assert ngeu_report.grid_edges({"beta": 0.01, "gamma_scale": 1.0}, grid) == (
+        "beta=0.01 (lower edge)"
+    )
+    assert ngeu_report.grid_edges({"beta": 0.1, "gamma_scale": 4.0}, grid) == (
+        "gamma_scale=4 (upper edge)"
+    )
+    assert ngeu_report.grid_edges({"s0": 0.1, "beta": float("nan")}, grid) == ""
+
+
+def test_paired_tests_give_mcnemar_per_split_and_wilcoxon_over_splits(tmp_path):
+    from scipy.stats import binomtest, wilcoxon
+
+    rng = np.random.default_rng(1)
+    records = []
+    for fold in range(6):
+        a = rng.integers(0, 2, 40)
+        b = np.where(rng.random(40) < 0.3, 1 - a, a)
+        records += _samples("a", "primary", fold, range(40), a)
+        records += _samples("b", "primary", fold, range(40), b)
+    path = tmp_path / "samples.csv"
+    frame = pd.DataFrame(records)
+    frame.to_csv(path, index=False)
+    table = {"claims": [["B", "A"]]}
+    out = ngeu_report.paired_tests({"t": {"label": "D", "samples": path}}, table, METHODS)
+    per_split = out[out["test"] == "McNemar (exact)"]
+    assert len(per_split) == 6
+    first = frame[frame["fold"] == 0].pivot(index="sample", columns="method", values="correct")
+    n01 = int(((first["a"] == 1) & (first["b"] == 0)).sum())
+    n10 = int(((first["a"] == 0) & (first["b"] == 1)).sum())
+    assert per_split["p_value"].iloc[0] == pytest.approx(binomtest(n01, n01 + n10).pvalue)
+    acc = frame.groupby(["method", "fold"])["correct"].mean().unstack("method") * 100
+    (over,) = out[out["test"] == "Wilcoxon over splits"].to_dict("records")
+    assert over["p_value"] == pytest.approx(wilcoxon(acc["a"], acc["b"]).pvalue)
+    assert over["gain"] == pytest.approx((acc["a"] - acc["b"]).mean())

@@ -27,8 +27,9 @@ RAW = (
     "usps/usps_7291_2007.mat",
 )
 TARGETS = [
-    f"{FIGURES}/ngeu/table2.csv",
-    f"{FIGURES}/ngeu/figure3_toy.png",
+    f"{FIGURES}/ngeu/ngeu_table2.csv",
+    f"{FIGURES}/ngeu/ngeu_table1_pairs.csv",
+    f"{FIGURES}/ngeu/ngeu_figure3_toy.png",
     f"{FIGURES}/ngeu/ngeu_verdicts.csv",
 ]
 
@@ -53,10 +54,10 @@ def repo(request, tmp_path_factory):
 
 def test_quick_table2_and_figure3_are_complete(repo):
     figures = repo["repo"] / FIGURES / "ngeu"
-    for stem in ("table2", "table2_selected", "table2_grid"):
+    for stem in ("ngeu_table2", "ngeu_table2_selected", "ngeu_table2_grid", "ngeu_table2_pairs"):
         for ext in ("csv", "md", "tex"):
             assert (figures / f"{stem}.{ext}").stat().st_size > 0
-    table = pd.read_csv(figures / "table2.csv")
+    table = pd.read_csv(figures / "ngeu_table2.csv")
     rows = set(table["method"])
     assert {"KDA-NGEU-N + k-NN", "KMFA-GE + k-NN", "SVM"} <= rows
     # other groups' methods stay in the table, marked
@@ -65,12 +66,30 @@ def test_quick_table2_and_figure3_are_complete(repo):
         .loc["RSLDA + k-NN", "AWGN-MNIST ours"]
         .startswith("not reproduced")
     )
-    grid = pd.read_csv(figures / "table2_grid.csv").set_index("method")
+    grid = pd.read_csv(figures / "ngeu_table2_grid.csv").set_index("method")
     # one fit per model-changing grid point, per fold: never one per dimension
     assert (grid["fits"] <= grid["grid_cells"]).all()
     assert grid.loc["KDA-GE + k-NN", "fits"] < grid.loc["KDA-GE + k-NN", "grid_cells"]
-    assert (figures / "figure3_toy.png").stat().st_size > 0
+    assert (figures / "ngeu_figure3_toy.png").stat().st_size > 0
     assert (repo["repo"] / RESULTS / "ngeu/uncertainty/awgn.npz").is_file()
+    # selected values on the edge of their grid are flagged (the quick grids have one value
+    # per parameter: nothing to flag)
+    assert "grid_edge" in pd.read_csv(figures / "ngeu_table2_selected.csv").columns
+    # USPS: validation re-drawn twice on one training draw; the fits are shared, and the pairs
+    # table has a McNemar row per draw and a Wilcoxon row over the draws
+    pairs = pd.read_csv(figures / "ngeu_table1_pairs.csv")
+    usps = pairs[
+        (pairs["dataset"] == "USPS")
+        & (pairs["method"] == "KDA-NGEU + k-NN")
+        & (pairs["versus"] == "KDA-GE + k-NN")
+    ]
+    assert usps["test"].value_counts().to_dict() == {
+        "McNemar (exact)": 2,
+        "Wilcoxon over splits": 1,
+    }
+    grid1 = pd.read_csv(figures / "ngeu_table1_grid.csv")
+    kda = grid1[(grid1["dataset"] == "USPS") & (grid1["method"] == "KDA-GE + k-NN")].iloc[0]
+    assert 2 * kda["fits"] <= kda["grid_cells"]
 
 
 def test_quick_results_frame_and_verdicts(repo):
@@ -78,7 +97,8 @@ def test_quick_results_frame_and_verdicts(repo):
     frame = pd.read_csv(figures / "ngeu_results.csv", dtype={"split": str}, keep_default_na=False)
     table2 = frame[frame["study"] == "table2"]
     correct = table2[table2["metric"] == "correct"]
-    assert set(correct["value"]) <= {0.0, 1.0} and correct["split"].str.isdigit().all()
+    assert set(correct["value"]) <= {0.0, 1.0}
+    assert correct["split"].str.fullmatch(r"\d+:\d+").all()  # (fold, sample): several folds
     assert {"primary", "kernel=linear", "kernel=rbf"} <= set(correct["variant"])
     assert set(table2[table2["metric"] == "accuracy"]["split"]) == {"0", "1", "2"}
     verdicts = pd.read_csv(figures / "ngeu_verdicts.csv", dtype=str, keep_default_na=False)

@@ -71,7 +71,7 @@ def ngeu_results_inputs(wildcards):
         for kind in ("scores", "samples")
     }
     if NGEU.get("figure3"):
-        files["figure3"] = figures("ngeu/figure3_toy.json")
+        files["figure3"] = figures("ngeu/ngeu_figure3_toy.json")
     return files
 
 
@@ -79,7 +79,7 @@ def ngeu_table_inputs(wildcards):
     files = [
         f
         for t in ngeu_table_tasks(wildcards).values()
-        for f in (t["scores"], t["cost"])
+        for f in (t["scores"], t["cost"], t["samples"])
     ]
     return files + [NGEU_TABLES[wildcards.ngeu_table]["reference"]]
 
@@ -90,14 +90,20 @@ def ngeu_outputs():
         return []
     stems = []
     for name in NGEU_TABLES:
-        stems += [name, f"{name}_selected", f"{name}_grid", f"{name}_by_kernel"]
+        stems += [
+            name,
+            f"{name}_selected",
+            f"{name}_grid",
+            f"{name}_by_kernel",
+            f"{name}_pairs",
+        ]
     outputs = [
-        figures(f"ngeu/{s}.{ext}") for s in stems for ext in ("csv", "md", "tex")
+        figures(f"ngeu/ngeu_{s}.{ext}") for s in stems for ext in ("csv", "md", "tex")
     ]
     outputs.append(figures("ngeu/ngeu_results.csv"))
     if NGEU.get("figure3"):
         outputs += [
-            figures(f"ngeu/figure3_toy.{ext}") for ext in ("pdf", "png", "json")
+            figures(f"ngeu/ngeu_figure3_toy.{ext}") for ext in ("pdf", "png", "json")
         ]
     return outputs
 

@@ -71,28 +71,34 @@ rule ngeu_select:
 
 
 rule ngeu_tables:
-    """One paper table: selection on validation, paper vs ours, selected hyper-parameters,
-    grid cost, the kernel methods per kernel."""
+    """One paper table: selection on validation, paper vs ours, selected hyper-parameters
+    (grid edges flagged), grid cost, the kernel methods per kernel, the paired tests of the
+    claims' pairs (McNemar per split, Wilcoxon over splits)."""
     input:
         ngeu_table_inputs,
         code=code("graphdr.pipeline.papers.ngeu_report", "graphdr.pipeline.papers.ngeu"),
     output:
-        table_csv=reported(figures("ngeu/{ngeu_table}.csv"), "ngeu", "Tables"),
-        table_md=figures("ngeu/{ngeu_table}.md"),
-        table_tex=figures("ngeu/{ngeu_table}.tex"),
+        table_csv=reported(figures("ngeu/ngeu_{ngeu_table}.csv"), "ngeu", "Tables"),
+        table_md=figures("ngeu/ngeu_{ngeu_table}.md"),
+        table_tex=figures("ngeu/ngeu_{ngeu_table}.tex"),
         selected_csv=reported(
-            figures("ngeu/{ngeu_table}_selected.csv"), "ngeu", "Tables"
+            figures("ngeu/ngeu_{ngeu_table}_selected.csv"), "ngeu", "Tables"
         ),
-        selected_md=figures("ngeu/{ngeu_table}_selected.md"),
-        selected_tex=figures("ngeu/{ngeu_table}_selected.tex"),
-        grid_csv=reported(figures("ngeu/{ngeu_table}_grid.csv"), "ngeu", "Tables"),
-        grid_md=figures("ngeu/{ngeu_table}_grid.md"),
-        grid_tex=figures("ngeu/{ngeu_table}_grid.tex"),
+        selected_md=figures("ngeu/ngeu_{ngeu_table}_selected.md"),
+        selected_tex=figures("ngeu/ngeu_{ngeu_table}_selected.tex"),
+        grid_csv=reported(figures("ngeu/ngeu_{ngeu_table}_grid.csv"), "ngeu", "Tables"),
+        grid_md=figures("ngeu/ngeu_{ngeu_table}_grid.md"),
+        grid_tex=figures("ngeu/ngeu_{ngeu_table}_grid.tex"),
         by_kernel_csv=reported(
-            figures("ngeu/{ngeu_table}_by_kernel.csv"), "ngeu", "Tables"
+            figures("ngeu/ngeu_{ngeu_table}_by_kernel.csv"), "ngeu", "Tables"
         ),
-        by_kernel_md=figures("ngeu/{ngeu_table}_by_kernel.md"),
-        by_kernel_tex=figures("ngeu/{ngeu_table}_by_kernel.tex"),
+        by_kernel_md=figures("ngeu/ngeu_{ngeu_table}_by_kernel.md"),
+        by_kernel_tex=figures("ngeu/ngeu_{ngeu_table}_by_kernel.tex"),
+        pairs_csv=reported(
+            figures("ngeu/ngeu_{ngeu_table}_pairs.csv"), "ngeu", "Tables"
+        ),
+        pairs_md=figures("ngeu/ngeu_{ngeu_table}_pairs.md"),
+        pairs_tex=figures("ngeu/ngeu_{ngeu_table}_pairs.tex"),
         long=results("ngeu/tables/{ngeu_table}_long.csv"),
     log:
         logs("ngeu_tables/{ngeu_table}.log"),
@@ -111,6 +117,7 @@ rule ngeu_tables:
         tasks=ngeu_table_tasks,
         table=lambda w: NGEU_TABLES[w.ngeu_table],
         methods=NGEU.get("methods", {}),
+        grid=NGEU.get("grid", {}),
     script:
         "../scripts/ngeu_tables.py"
 
@@ -147,9 +154,9 @@ rule ngeu_toy_figure:
     input:
         code=code("graphdr.pipeline.papers.ngeu_report"),
     output:
-        pdf=figures("ngeu/figure3_toy.pdf"),
-        png=reported(figures("ngeu/figure3_toy.png"), "ngeu", "Figures"),
-        record=figures("ngeu/figure3_toy.json"),
+        pdf=figures("ngeu/ngeu_figure3_toy.pdf"),
+        png=reported(figures("ngeu/ngeu_figure3_toy.png"), "ngeu", "Figures"),
+        record=figures("ngeu/ngeu_figure3_toy.json"),
     log:
         logs("ngeu_toy_figure/figure3.log"),
     benchmark:

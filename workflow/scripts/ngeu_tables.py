@@ -29,6 +29,8 @@ with runtime.job(snakemake):
             "selected": out.selected_csv[: -len(".csv")],
             "grid": out.grid_csv[: -len(".csv")],
             "by_kernel": out.by_kernel_csv[: -len(".csv")],
+            "pairs": out.pairs_csv[: -len(".csv")],
             "long": out.long,
         },
+        grid=snakemake.params.grid,
     )

@@ -415,6 +415,8 @@ def value_close(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
         )
     tol = claim.tolerance or 0.0
     subject = claim.subject[0]
+    if not (data["method"] == subject).any():  # e.g. a sensitivity run of other methods only
+        raise MissingResults(f"no results of {subject!r} in the selected data.")
     outcomes, parts, ours = [], [], []
     for d, part in data[data["method"] == subject].groupby("dataset", sort=False):
         v = part["value"].to_numpy(dtype=float)

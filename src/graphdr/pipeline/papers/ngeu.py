@@ -86,6 +86,10 @@ def split_indices(y: np.ndarray, spec: Mapping, predefined: Mapping | None = Non
       ``test_size`` then optionally subsamples it.
     * ``kind: cv`` (AWGN-MNIST): the ``first`` samples of the file, stratified ``folds``-fold CV
       (seeded); in each training fold a stratified fraction ``val`` validates.
+
+    ``draws: n`` (stratified) or ``repeats: n`` (cv) repeats the split with the seeds ``seed``,
+    ``seed + 1``, ..., ``seed + n - 1`` (folds in that order); a stratified split with
+    ``fixed_train: true`` keeps the training draw of ``seed`` and re-draws the rest.
     """
     y = np.asarray(y)
     kind, seed = spec["kind"], int(spec.get("seed", 0))
@@ -107,10 +111,27 @@ def split_indices(y: np.ndarray, spec: Mapping, predefined: Mapping | None = Non
             parts["val"].append(rows[a:b])
             parts["test"].append(rows[b:end])
         return [{k: np.sort(np.concatenate(v)) for k, v in parts.items()}]
+    # the schema fills both defaults (1): the kind decides which one counts
+    draws = int(spec.get("repeats" if kind == "cv" else "draws", 1))
+    if draws < 1:
+        raise ValueError(f"draws / repeats must be at least 1, got {draws}.")
+    if draws > 1 and kind in ("stratified", "cv"):
+        # repeated seeded splits (seeds seed, seed + 1, ...): the spread over draws is the
+        # noise a claimed gain is tested against (Wilcoxon over draws, docs/ngeu.md)
+        one = {k: v for k, v in spec.items() if k not in ("draws", "repeats")}
+        folds = []
+        for i in range(draws):
+            part = one | {"seed": seed + i}
+            if kind == "stratified" and spec.get("fixed_train"):
+                part["train_seed"] = seed
+            folds += split_indices(y, part, predefined)
+        return folds
     if kind == "stratified":
         pool_name = spec.get("pool")
         pool = np.arange(y.size) if pool_name is None else np.asarray(predefined[pool_name])
-        train = _take_stratified(y, pool, spec["train"], seed, "train")
+        # fixed_train: every draw trains on the same seeded draw and re-draws the validation
+        # part only (USPS: the paper fixes the training images, not the validation ones)
+        train = _take_stratified(y, pool, spec["train"], int(spec.get("train_seed", seed)), "train")
         rest = np.setdiff1d(pool, train)
         val = _take_stratified(y, rest, spec["val"], seed, "val")
         if spec.get("test") == "predefined":
@@ -397,8 +418,12 @@ def _method_rows(name, method, grid, X, y, folds, nn, k, seed, logger=None):
     cost = {"fits": 0, "eigendecompositions": 0, "grid_cells": 0}
     n_classes = int(np.unique(y).size)
     estimator = method["estimator"]
+    shared = {}  # (training rows, grid point) -> embeddings of a fit an earlier fold made
     for f, fold in enumerate(folds):
         tr, parts = fold["train"], {"val": fold["val"], "test": fold["test"]}
+        train_key = tr.tobytes()
+        if shared and next(iter(shared))[0] != train_key:
+            shared = {}  # keep only the current training set's fits
         Xtr, ytr = X[tr], y[tr]
         y_eval = {p: y[idx] for p, idx in parts.items()}
         fold_rows = []
@@ -414,14 +439,19 @@ def _method_rows(name, method, grid, X, y, folds, nn, k, seed, logger=None):
                 cost["grid_cells"] += 1
                 continue
             dims = _dimension_grid(estimator, grid, n_classes)
-            with count_eigendecompositions() as counter:
-                model = fit_grid_point(
-                    method, point, Xtr, ytr, _variance(method, point, nn, f), max(dims)
-                )
-            cost["fits"] += 1
-            cost["eigendecompositions"] += counter["n"]
             cost["grid_cells"] += len(dims)
-            Z_train = model.transform(Xtr)
+            if (train_key, g) in shared:
+                # same training rows as an earlier fold (a validation re-draw): same model
+                model, Z_train = shared[(train_key, g)]
+            else:
+                with count_eigendecompositions() as counter:
+                    model = fit_grid_point(
+                        method, point, Xtr, ytr, _variance(method, point, nn, f), max(dims)
+                    )
+                cost["fits"] += 1
+                cost["eigendecompositions"] += counter["n"]
+                Z_train = model.transform(Xtr)
+                shared[(train_key, g)] = (model, Z_train)
             Z_eval = {p: model.transform(X[idx]) for p, idx in parts.items()}
             for r in nested_scores(Z_train, ytr, Z_eval, y_eval, dims, k):
                 fold_rows.append(record | r)

@@ -20,7 +20,9 @@ from graphdr.pipeline import io
 from graphdr.pipeline.papers.ngeu import PRIMARY, RAW_METHODS, select
 
 __all__ = [
+    "grid_edges",
     "make_tables",
+    "paired_tests",
     "plot_toy",
     "results_frame",
     "select",
@@ -42,11 +44,81 @@ def _describe(row) -> str:
     return ", ".join(parts)
 
 
+#: hyper-parameters whose grid edges are flagged in the selected table (a winner on the edge of
+#: its grid is not a tuned value: evidence.md, section 5)
+_EDGE_PARAMS = ("beta", "s0", "gamma_scale", "C")
+_GRID_KEYS = {"beta": "beta", "s0": "s0", "gamma_scale": "gamma_scale", "C": "svm_C"}
+
+
+def grid_edges(rec: Mapping, grid: Mapping) -> str:
+    """``"beta=0.01 (lower edge)"``-style flags of the selected values that sit on the lower or
+    upper edge of their grid (empty when none does, or the grid has one value)."""
+    flags = []
+    for p in _EDGE_PARAMS:
+        values = sorted(float(v) for v in grid.get(_GRID_KEYS[p], []))
+        if p not in rec or pd.isna(rec[p]) or len(values) < 2:
+            continue
+        v = float(rec[p])
+        if np.isclose(v, values[0]):
+            flags.append(f"{p}={v:.4g} (lower edge)")
+        elif np.isclose(v, values[-1]):
+            flags.append(f"{p}={v:.4g} (upper edge)")
+    return "; ".join(flags)
+
+
+def paired_tests(tasks: Mapping[str, Mapping], table: Mapping, methods: Mapping) -> pd.DataFrame:
+    """Per claims pair (baseline, method) of the table, task and split: both test accuracies
+    (%), the gain, and the exact McNemar p-value on that split's test samples; then, per task
+    with several splits, the mean gain ± std over splits and the two-sided Wilcoxon signed-rank
+    p-value over the splits' accuracies (``scipy.stats``; the ledger decides the claims with the
+    same tests, ``docs/claims.md``)."""
+    from scipy.stats import binomtest, wilcoxon
+
+    names = {spec["label"]: n for n, spec in methods.items()}
+    rows = []
+    for files in tasks.values():
+        if files.get("samples") is None:
+            continue
+        samples = pd.read_csv(files["samples"])
+        samples = samples[samples["variant"] == PRIMARY]
+        for base_label, method_label in table.get("claims", []):
+            keys = ["fold", "sample", "correct"]
+            a = samples.loc[samples["method"] == names[method_label], keys]
+            b = samples.loc[samples["method"] == names[base_label], keys]
+            both = a.merge(b, on=["fold", "sample"], suffixes=("", "_base"))
+            gains = []
+            for fold, part in both.groupby("fold", sort=True):
+                x, z = part["correct"].to_numpy() > 0, part["correct_base"].to_numpy() > 0
+                n01, n10 = int(np.sum(x & ~z)), int(np.sum(~x & z))
+                p = binomtest(n01, n01 + n10, 0.5).pvalue if n01 + n10 else 1.0
+                gain = 100.0 * (x.mean() - z.mean())
+                gains.append((100.0 * x.mean(), 100.0 * z.mean()))
+                rows.append(
+                    {"dataset": files["label"], "method": method_label, "versus": base_label}
+                    | {"split": str(fold), "method_acc": 100.0 * x.mean()}
+                    | {"versus_acc": 100.0 * z.mean(), "gain": gain}
+                    | {"test": "McNemar (exact)", "p_value": float(p)}
+                )
+            if len(gains) > 1:
+                m, v = np.array(gains).T
+                diff = m - v
+                p = wilcoxon(m, v).pvalue if np.any(diff != 0) else 1.0
+                rows.append(
+                    {"dataset": files["label"], "method": method_label, "versus": base_label}
+                    | {"split": f"all {len(gains)} (mean ± std)"}
+                    | {"method_acc": m.mean(), "versus_acc": v.mean()}
+                    | {"gain": diff.mean(), "gain_std": diff.std(ddof=1)}
+                    | {"test": "Wilcoxon over splits", "p_value": float(p)}
+                )
+    return pd.DataFrame(rows)
+
+
 def make_tables(
     tasks: Mapping[str, Mapping],
     table: Mapping,
     methods: Mapping[str, Mapping],
     out: Mapping[str, str],
+    grid: Mapping | None = None,
 ) -> pd.DataFrame:
     """Table of one paper table: ``tasks`` maps task -> {"label", "scores", "cost"}.
 
@@ -83,6 +155,7 @@ def make_tables(
                         "val_accuracy": 100.0 * rec["val_accuracy"],
                         "test_accuracy": 100.0 * rec["test_accuracy"],
                         "selected": _describe(rec),
+                        "grid_edge": grid_edges(rec, grid or {}),
                     }
                 )
             grid_rows.append({"dataset": files["label"], "method": label} | cost[name])
@@ -97,8 +170,23 @@ def make_tables(
     io.write_csv(reporting.compare_to_paper(ours, paper, missing), out["long"])
     sel = pd.DataFrame(selected)
     reporting.write_table(
-        sel, out["selected"], caption="Hyper-parameters selected on the validation split."
+        sel,
+        out["selected"],
+        caption=(
+            "Hyper-parameters selected on the validation split; grid_edge flags a selected value "
+            "on the edge of its grid (not a tuned value: the grid would have to be widened)."
+        ),
     )
+    if "pairs" in out:
+        reporting.write_table(
+            paired_tests(tasks, table, methods),
+            out["pairs"],
+            caption=(
+                "The compared pairs of the table's claims: test accuracy (%) per split, the "
+                "gain (points) with the exact McNemar p on the split's test samples, and over "
+                "several splits the mean gain ± std with the Wilcoxon signed-rank p over splits."
+            ),
+        )
     grid = pd.DataFrame(grid_rows)
     totals = grid[["fits", "eigendecompositions", "grid_cells"]].sum()
     grid = pd.concat(
@@ -224,6 +312,24 @@ def results_frame(
                 continue  # runs written before ngeu_select kept per-sample results
             samples = pd.read_csv(files["samples"])
             samples = samples[samples["method"].isin(paired)]
+            several = samples["fold"].nunique() > 1
+            # with several splits a test sample recurs (re-drawn splits, repeated CV): the
+            # paired unit is then (split, sample), and the claims on such a task are judged on
+            # the per-split accuracies (Wilcoxon over splits) that follow
+            unit = samples["sample"].astype(int).astype(str)
+            if several:
+                unit = samples["fold"].astype(int).astype(str) + ":" + unit
+            variants = samples[samples["variant"] != PRIMARY]
+            per_split = (
+                variants.groupby(["variant", "method", "fold"], sort=True)["correct"].mean() * 100
+            )
+            for (variant, name, fold), value in per_split.items():
+                rows.append(
+                    {"paper": PAPER, "study": study, "variant": variant, "dataset": dataset}
+                    | {"method": methods[name]["label"], "classifier": _classifier(methods[name])}
+                    | {"dimension": "", "split": str(int(fold)), "metric": "accuracy"}
+                    | {"value": float(value)}
+                )
             frames.append(
                 pd.DataFrame(
                     {
@@ -234,7 +340,7 @@ def results_frame(
                         "method": samples["method"].map(lambda n: methods[n]["label"]),
                         "classifier": samples["method"].map(lambda n: _classifier(methods[n])),
                         "dimension": "",
-                        "split": samples["sample"].astype(int).astype(str),
+                        "split": unit,
                         "metric": "correct",
                         "value": samples["correct"].astype(float),
                     }
