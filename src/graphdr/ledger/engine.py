@@ -20,7 +20,14 @@ from dataclasses import replace
 
 import pandas as pd
 
-from graphdr.ledger.rules import ALPHA, RULES, MissingResults, equivalence_holds, judge_rule
+from graphdr.ledger.rules import (
+    ALPHA,
+    RULES,
+    MissingResults,
+    TooFewUnits,
+    equivalence_holds,
+    judge_rule,
+)
 from graphdr.ledger.vocabulary import NOT_CHECKED, Claim, Judgement
 
 __all__ = [
@@ -237,7 +244,8 @@ def judge_claim(claim: Claim, frame: pd.DataFrame, alpha: float = ALPHA) -> list
             except MissingResults as err:
                 if variant != PRIMARY:
                     continue  # a sensitivity run that does not cover this claim
-                judgement = Judgement(NOT_CHECKED, f"incomplete results: {err}")
+                what = "too few units" if isinstance(err, TooFewUnits) else "incomplete results"
+                judgement = Judgement(NOT_CHECKED, f"{what}: {err}")
         rows.append(_row(claim, variant, judgement))
     return rows
 

@@ -40,6 +40,12 @@ class MissingResults(ValueError):
     """The results frame lacks a method or dataset the claim names (e.g. a reduced config)."""
 
 
+class TooFewUnits(MissingResults):
+    """The paired test cannot reach significance with the units the results hold (e.g. one
+    split where the claim is judged over splits): the claim is not checked rather than "no
+    difference", which would read as evidence of equality."""
+
+
 RULES: dict[str, Callable[[Claim, pd.DataFrame, float], Judgement]] = {}
 
 
@@ -111,6 +117,13 @@ def _compare(
         units = f"{x.size} test samples (exact McNemar)"
     else:
         test = stats.wilcoxon_paired(x, y)
+        best = comparisons * stats.min_wilcoxon_p(test.n)
+        if best >= ALPHA and abs(gap) > margin:  # a gap within the margin is a tie anyway
+            raise TooFewUnits(
+                f"{test.n} paired unit(s) ({units}): the exact Wilcoxon test's smallest p "
+                f"(x {comparisons} comparison(s)) is {best:.3g}, not below {ALPHA:g}; "
+                f"it needs at least {MIN_UNITS} units"
+            )
     outcome = ("yes" if gap > 0 else "no") if test.p < ALPHA else "tie"
     return ("tie" if abs(gap) <= margin else outcome), gap, test, units
 
