@@ -412,3 +412,20 @@ def test_dataset_units_need_a_reachable_level_after_holm():
     one = ledger.judge([claim("better")], f).iloc[0]["evidence"]
     two = ledger.judge([claim("better", versus=("B", "C"))], f).iloc[0]["evidence"]
     assert "6 datasets" in one and "(dataset, split) pairs" in two
+
+
+@pytest.mark.parametrize("rule", ["better", "gain_fraction"])
+def test_a_test_that_cannot_reach_the_level_leaves_the_claim_not_checked(rule):
+    """With 5 or fewer paired units the exact Wilcoxon test's smallest p is >= 0.0625: a large
+    consistent gap would read "no difference". The claim is not checked instead, saying why;
+    with 6 units the same gap is decided, and a gap within the claim's margin is a tie anyway."""
+    kw = {"paper_value": 0.06, "tolerance": 0.5} if rule == "gain_fraction" else {}
+    few = frame({"A": 0.05, "B": 0.0}, datasets=1, splits=5)
+    out = ledger.judge([claim(rule, **kw)], few).iloc[0]
+    assert out["verdict"] == NOT_CHECKED
+    assert "too few units" in out["evidence"] and "0.0625" in out["evidence"]
+    enough = frame({"A": 0.05, "B": 0.0}, datasets=1, splits=6)
+    assert verdict(claim(rule, **kw), enough) == REPRODUCED
+    if rule == "better":
+        within = claim(rule, tolerance=0.1)  # the gap (0.05) is inside the stated margin
+        assert verdict(within, few) == NO_DIFFERENCE
