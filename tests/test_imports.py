@@ -84,3 +84,55 @@ def test_imports_run_one_way():
                 if any(module == b or module.startswith(b + ".") for b in banned):
                     offenders.append(f"{path.relative_to(SRC)} imports {module}")
     assert offenders == []
+
+
+#: modules that may import by name at run time: the estimator registry (the one place that maps
+#: names to classes) and the dataset layer's loaders
+IMPORT_BY_NAME_ALLOWED = {"methods/registry.py", "datasets/_load.py", "datasets/_registry.py"}
+WORKFLOW = SRC.parents[1] / "workflow"
+
+
+def _python_files():
+    yield from sorted(SRC.rglob("*.py"))
+    yield from sorted(WORKFLOW.rglob("*.py"))
+
+
+def test_no_private_name_crosses_a_module_and_no_hidden_imports():
+    """Honest boundaries (issue 12): no ``from graphdr.x import _private`` (a module's private
+    names stay in it; shared helpers get public names, private modules such as
+    ``graphdr._files`` export public ones), and no ``importlib.import_module``/``__import__``
+    outside the registry and the dataset loaders (imports by string are invisible to the
+    workflow's code-dependency tracker, ``graphdr.pipeline.codedeps``)."""
+    private, by_name = [], []
+    for path in _python_files():
+        where = str(path.relative_to(SRC.parents[1]))
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("graphdr"):
+                private += [
+                    f"{where}:{node.lineno} {a.name}" for a in node.names if a.name.startswith("_")
+                ]
+            elif isinstance(node, ast.Call):
+                f = node.func
+                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+                if name in ("import_module", "__import__"):
+                    if not any(where.endswith(ok) for ok in IMPORT_BY_NAME_ALLOWED):
+                        by_name.append(f"{where}:{node.lineno}")
+    assert private == []
+    assert by_name == []
+
+
+def test_the_boundary_check_sees_offenders(tmp_path, monkeypatch):
+    """The check above is not vacuous: it flags both kinds in a planted file."""
+    bad = tmp_path / "graphdr" / "bad.py"
+    bad.parent.mkdir()
+    bad.write_text(
+        "import importlib\nfrom graphdr.kernels import _x\nimportlib.import_module('m')\n"
+    )
+    monkeypatch.setattr(__import__(__name__), "SRC", tmp_path / "graphdr")
+    monkeypatch.setattr(__import__(__name__), "WORKFLOW", tmp_path / "none")
+    try:
+        test_no_private_name_crosses_a_module_and_no_hidden_imports()
+    except AssertionError as err:
+        assert "bad.py:2 _x" in str(err)
+    else:
+        raise AssertionError("the planted private import was not flagged")

@@ -258,7 +258,7 @@ def test_diagonal_flags_of_the_passes():
 
 def _exp_array(x, out):
     for i in range(x.size):
-        out[i] = kernels._exp_nonpositive(x[i])
+        out[i] = kernels.exp_nonpositive(x[i])
 
 
 # With and without fused multiply-adds (the RBF pass compiles it with fastmath={"contract"}).

@@ -7,8 +7,6 @@ dataset or reporting layers.
 
 from __future__ import annotations
 
-import importlib
-
 __version__ = "0.1.0"
 
 _ESTIMATOR_NAMES = (
@@ -59,8 +57,10 @@ __all__ = [*_ESTIMATOR_NAMES, "__version__"]
 
 
 def __getattr__(name: str):
-    if name in _ESTIMATOR_NAMES:
-        return getattr(importlib.import_module("graphdr.methods"), name)
+    if name in _ESTIMATOR_NAMES:  # lazy: `import graphdr` stays light for the workflow scripts
+        from graphdr import methods
+
+        return getattr(methods, name)
     raise AttributeError(f"module 'graphdr' has no attribute {name!r}")
 
 

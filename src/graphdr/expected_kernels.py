@@ -40,15 +40,15 @@ from llvmlite import ir
 
 from graphdr._numba import njit, numba
 from graphdr.kernels import (
-    _check_coef0,
-    _check_gamma,
-    _check_pair,
-    _exp_nonpositive,
-    _float64_from_bits,
-    _gram_and_norms,
-    _threads_for,
+    check_coef0,
+    check_gamma,
+    check_pair,
+    exp_nonpositive,
+    float64_from_bits,
+    gram_and_norms,
     pairwise_kernel,
     recentre_for_distances,
+    threads_for,
 )
 from graphdr.uncertainty import check_sample_variance
 
@@ -92,7 +92,7 @@ def _log_ge1(a):
     """
     bits = _bits_from_float64(a)
     e = (bits >> 52) - 1023
-    m = _float64_from_bits((bits & _MANTISSA) | _ONE_BITS)
+    m = float64_from_bits((bits & _MANTISSA) | _ONE_BITS)
     if m > _SQRT2:
         m = 0.5 * m
         e = e + 1
@@ -126,7 +126,7 @@ def _rbf_iso_entry(g, xn, yn, xv, yv, gamma, half_dim):
     if d < 0.0:
         d = 0.0
     a = 1.0 + 2.0 * gamma * (xv + yv)
-    return _exp_nonpositive(-half_dim * _log_ge1(a) - gamma * d / a)
+    return exp_nonpositive(-half_dim * _log_ge1(a) - gamma * d / a)
 
 
 @njit(parallel=True)
@@ -236,7 +236,7 @@ def _expected_rbf_diag_rect(X, Y, SX, SY, gamma, out):
     n, m = out.shape
     for i in prange(n):
         for j in range(m):
-            out[i, j] = _exp_nonpositive(_rbf_diag_pair(X, Y, SX, SY, i, j, gamma))
+            out[i, j] = exp_nonpositive(_rbf_diag_pair(X, Y, SX, SY, i, j, gamma))
 
 
 @njit(inline="always")
@@ -244,7 +244,7 @@ def _rbf_diag_row(X, S, gamma, out, i):
     """Row ``i`` of the symmetric matrix right of the diagonal, mirrored; ``out_ii = 1``."""
     out[i, i] = 1.0
     for j in range(i + 1, out.shape[0]):
-        v = _exp_nonpositive(_rbf_diag_pair(X, X, S, S, i, j, gamma))
+        v = exp_nonpositive(_rbf_diag_pair(X, X, S, S, i, j, gamma))
         out[i, j] = v
         out[j, i] = v
 
@@ -328,7 +328,7 @@ def expected_kernel(
     exactly: that case is delegated to it. Returns a float64 ``(n, m)`` array.
     """
     _check_kernel(kernel, degree)
-    X, Y = _check_pair(X, Y, np.float64)
+    X, Y = check_pair(X, Y, np.float64)
     symmetric = Y is None
     n, d = X.shape
     vx = _as_variances(x_variance, n, d, "x_variance")
@@ -339,12 +339,12 @@ def expected_kernel(
         vx, vy = _diagonal_form(vx, d), _diagonal_form(vy, d)
     if kernel == "linear":
         return _expected_linear(X, Y, vx)
-    gamma = _check_gamma(gamma, d)
+    gamma = check_gamma(gamma, d)
     if kernel == "rbf":
         if vx.ndim == 1:
             return _rbf_isotropic(X, Y, vx, vy, gamma)
         return _rbf_diagonal(X, Y, vx, vy, gamma)
-    coef0 = _check_coef0(coef0)
+    coef0 = check_coef0(coef0)
     if vx.ndim == 1:
         return _poly2_isotropic(X, Y, vx, vy, gamma, coef0)
     return _poly2_diagonal(X, Y, vx, vy, gamma, coef0)
@@ -360,9 +360,9 @@ def _expected_linear(X, Y, vx):
 
 
 def _rbf_isotropic(X, Y, vx, vy, gamma):
-    G, x_norms, y_norms = _gram_and_norms(*recentre_for_distances(X, Y))
+    G, x_norms, y_norms = gram_and_norms(*recentre_for_distances(X, Y))
     half_dim = 0.5 * X.shape[1]
-    with _threads_for(G.size):
+    with threads_for(G.size):
         if Y is None:
             _expected_rbf_iso_sym(G, x_norms, vx, gamma, half_dim)
         else:
@@ -373,7 +373,7 @@ def _rbf_isotropic(X, Y, vx, vy, gamma):
 def _rbf_diagonal(X, Y, vx, vy, gamma):
     X = np.ascontiguousarray(X)
     out = np.empty((X.shape[0], X.shape[0] if Y is None else Y.shape[0]))
-    with _threads_for(out.size * X.shape[1]):
+    with threads_for(out.size * X.shape[1]):
         if Y is None:
             _expected_rbf_diag_sym(X, vx, gamma, out)
         else:
@@ -382,8 +382,8 @@ def _rbf_diagonal(X, Y, vx, vy, gamma):
 
 
 def _poly2_isotropic(X, Y, vx, vy, gamma, coef0):
-    G, x_norms, y_norms = _gram_and_norms(X, Y)
-    with _threads_for(G.size):
+    G, x_norms, y_norms = gram_and_norms(X, Y)
+    with threads_for(G.size):
         _expected_poly2_iso(G, x_norms, y_norms, vx, vy, gamma, coef0, float(X.shape[1]), Y is None)
     return G
 
@@ -396,7 +396,7 @@ def _poly2_diagonal(X, Y, vx, vy, gamma, coef0):
         Bt = A
     else:
         G, C, A, Bt = X @ Y.T, vx @ vy.T, X2 @ vy.T, (Y * Y) @ vx.T
-    with _threads_for(G.size):
+    with threads_for(G.size):
         _expected_poly2_diag(G, C, A, Bt, gamma, coef0)
     if symmetric:  # one random variable: E (g x^T x + c)^2 = (g E x^T x + c)^2 + g^2 var(x^T x)
         u = gamma * (np.einsum("ij,ij->i", X, X) + vx.sum(axis=1)) + coef0

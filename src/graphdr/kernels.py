@@ -52,7 +52,7 @@ _EXP_UNDERFLOW = -745.2
 
 
 @intrinsic
-def _float64_from_bits(typingctx, bits):
+def float64_from_bits(typingctx, bits):
     """Reinterpret the 64 bits of an int64 as a float64 (a no-op cast LLVM can vectorise)."""
     sig = types.float64(types.int64)
 
@@ -63,7 +63,7 @@ def _float64_from_bits(typingctx, bits):
 
 
 @njit(inline="always")
-def _exp_nonpositive(x):
+def exp_nonpositive(x):
     """``exp(x)`` for ``x <= 0`` in float64, within 1 ulp of ``np.exp`` (tested on 6e6 points).
 
     ``x = t ln2 + r`` with ``t = round(x / ln2)`` and ``|r| <= ln2 / 2`` (Cody-Waite, two-part
@@ -97,7 +97,7 @@ def _exp_nonpositive(x):
     n = np.int64(t)
     n1 = n >> 1
     n2 = n - n1
-    return p * _float64_from_bits((n1 + 1023) << 52) * _float64_from_bits((n2 + 1023) << 52)
+    return p * float64_from_bits((n1 + 1023) << 52) * float64_from_bits((n2 + 1023) << 52)
 
 
 @njit(parallel=True)
@@ -128,7 +128,7 @@ def _rbf_from_gram(G, x_norms, y_norms, gamma, unit_diagonal):
             d = (a + y_norms[j]) - 2.0 * G[i, j]
             if d < 0.0:
                 d = 0.0
-            G[i, j] = _exp_nonpositive(-gamma * d)
+            G[i, j] = exp_nonpositive(-gamma * d)
         if unit_diagonal:
             G[i, i] = 1.0
 
@@ -156,7 +156,7 @@ def _center_into(K, out, col_means, row_means, mean):
 
 
 @contextmanager
-def _threads_for(n_entries: int):
+def threads_for(n_entries: int):
     """Run a fused pass on one numba thread when it is small (see ``_PARALLEL_MIN_ENTRIES``).
 
     Otherwise the thread count is left alone, so ``NUMBA_NUM_THREADS`` and
@@ -232,7 +232,7 @@ def _as_matrix(A, name: str, dtype: np.dtype) -> np.ndarray:
     return A
 
 
-def _check_pair(X, Y, dtype):
+def check_pair(X, Y, dtype):
     """Validate ``X`` (and ``Y``); ``Y`` is ``None`` for the symmetric case ``Y = X``."""
     dt = _result_dtype([X] if Y is None or Y is X else [X, Y], _check_dtype(dtype))
     symmetric = Y is None or Y is X
@@ -248,7 +248,7 @@ def _check_pair(X, Y, dtype):
     return X, Y
 
 
-def _check_gamma(gamma, n_features: int) -> float:
+def check_gamma(gamma, n_features: int) -> float:
     """``gamma``, with ``None`` meaning ``1 / n_features`` (the scikit-learn convention).
 
     ``"scale"`` needs the training data: resolve it first with :func:`resolve_gamma`.
@@ -285,7 +285,7 @@ def _check_degree(degree) -> int:
     return int(degree)
 
 
-def _check_coef0(coef0) -> float:
+def check_coef0(coef0) -> float:
     if isinstance(coef0, bool) or not isinstance(coef0, numbers.Real) or not np.isfinite(coef0):
         raise ValueError(f"coef0 must be a finite number, got {coef0!r}.")
     return float(coef0)
@@ -334,7 +334,7 @@ def recentre_for_distances(X: np.ndarray, Y: np.ndarray | None):
     return X - shift, (None if Y is None else Y - shift)
 
 
-def _gram_and_norms(X: np.ndarray, Y: np.ndarray | None):
+def gram_and_norms(X: np.ndarray, Y: np.ndarray | None):
     """``G = X Y^T`` and the squared row norms of ``X`` and ``Y`` (``Y=None``: ``Y = X``).
 
     In the symmetric case the norms are the diagonal of ``G`` itself: free, and rounded the same
@@ -387,7 +387,7 @@ def resolve_gamma(gamma, X) -> float:
         X = np.asarray(X)
         var = float(np.var(X, dtype=np.float64))
         return 1.0 / (X.shape[1] * var) if var > 0 and np.isfinite(var) else 1.0
-    return _check_gamma(gamma, np.shape(X)[1])
+    return check_gamma(gamma, np.shape(X)[1])
 
 
 def squared_distances(X, Y=None) -> np.ndarray:
@@ -401,9 +401,9 @@ def squared_distances(X, Y=None) -> np.ndarray:
 
     Returns an ``(n_samples_X, n_samples_Y)`` array.
     """
-    X, Y = _check_pair(X, Y, None)
-    G, x_norms, y_norms = _gram_and_norms(*recentre_for_distances(X, Y))
-    with _threads_for(G.size):
+    X, Y = check_pair(X, Y, None)
+    G, x_norms, y_norms = gram_and_norms(*recentre_for_distances(X, Y))
+    with threads_for(G.size):
         _squared_distances_from_gram(G, x_norms, y_norms, Y is None)
     return G
 
@@ -440,18 +440,18 @@ def pairwise_kernel(
         )
     if kernel == "precomputed":
         return _check_precomputed(X, Y, dtype)
-    X, Y = _check_pair(X, Y, dtype)
+    X, Y = check_pair(X, Y, dtype)
     if kernel == "linear":
         return X @ X.T if Y is None else X @ Y.T
     gamma = resolve_gamma(gamma, X if Y is None else Y)
     if kernel == "rbf":
-        G, x_norms, y_norms = _gram_and_norms(*recentre_for_distances(X, Y))
-        with _threads_for(G.size):
+        G, x_norms, y_norms = gram_and_norms(*recentre_for_distances(X, Y))
+        with threads_for(G.size):
             _rbf_from_gram(G, x_norms, y_norms, gamma, Y is None)
         return G
-    degree, coef0 = _check_degree(degree), _check_coef0(coef0)
+    degree, coef0 = _check_degree(degree), check_coef0(coef0)
     G = X @ X.T if Y is None else X @ Y.T
-    with _threads_for(G.size):
+    with threads_for(G.size):
         _poly_from_gram(G, gamma, coef0, degree)
     return G
 
@@ -497,7 +497,7 @@ def center_kernel_train(K, *, copy: bool = True) -> tuple[np.ndarray, KernelStat
     col_means = K.sum(axis=0, dtype=np.float64) / n
     row_means = K.sum(axis=1, dtype=np.float64) / n
     stats = KernelStats(col_means, float(col_means.sum() / n))
-    with _threads_for(K.size):
+    with threads_for(K.size):
         _center_into(K, K, col_means, row_means, stats.mean)
     return K, stats
 
@@ -517,7 +517,7 @@ def center_kernel_test(Kt, stats: KernelStats, *, copy: bool = True) -> np.ndarr
             "samples: Kt must be (n_queries, n_train)."
         )
     row_means = Kt.sum(axis=1, dtype=np.float64) / Kt.shape[1]
-    with _threads_for(Kt.size):
+    with threads_for(Kt.size):
         _center_into(Kt, Kt, col_means, row_means, float(mean))
     return Kt
 

@@ -34,7 +34,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from graphdr._numba import njit
-from graphdr.kernels import _gram_and_norms, recentre_for_distances
+from graphdr.kernels import gram_and_norms, recentre_for_distances
 
 __all__ = [
     "UncertaintyScaleWarning",
@@ -188,7 +188,7 @@ def _nearest(query, ref, q_ids, q_codes, r_codes, q_dups, r_dups, exclude_dups):
     step = max(1, _BLOCK_BYTES // (8 * ref.shape[0]))
     for s in range(0, query.shape[0], step):
         e = min(s + step, query.shape[0])
-        G, qn, rn = _gram_and_norms(query[s:e], ref)
+        G, qn, rn = gram_and_norms(query[s:e], ref)
         D2 = qn[:, None] + rn[None, :] - 2.0 * G  # ranking only; distances recomputed exactly
         out[s:e] = _nearest_in_block(
             D2, q_ids[s:e], q_codes[s:e], r_codes, q_dups[s:e], r_dups, exclude_dups

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 
-def _label(c) -> str:
+def label_text(c) -> str:
     """A class label for messages: ``3``, not numpy 2's ``np.int64(3)``."""
     return repr(c.item() if isinstance(c, np.generic) else c)
 
 
-def _check_embeddings(Z_train, Z_test, names=("Z_train", "Z_test")):
+def check_embeddings(Z_train, Z_test, names=("Z_train", "Z_test")):
     """2-D, finite, float arrays with the same number of columns."""
     Z_train = np.asarray(Z_train, dtype=float)
     Z_test = np.asarray(Z_test, dtype=float)
@@ -27,7 +27,7 @@ def _check_embeddings(Z_train, Z_test, names=("Z_train", "Z_test")):
     return Z_train, Z_test
 
 
-def _check_labels(y, n, what="y"):
+def check_labels(y, n, what="y"):
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"{what} must be 1-D, got shape {y.shape}.")

@@ -17,7 +17,7 @@ from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
 from threadpoolctl import threadpool_limits
 
-from graphdr.evaluation._checks import _check_embeddings, _check_labels, _label
+from graphdr.evaluation._checks import check_embeddings, check_labels, label_text
 from graphdr.evaluation.metrics import mean_average_precision
 
 __all__ = [
@@ -123,15 +123,15 @@ def ovr_linear_svm_scores(
     samples per class for average precision). ``classes`` defaults to the sorted labels of
     ``y_train``.
     """
-    Z_train, Z_test = _check_embeddings(Z_train, Z_test)
-    y_train = _check_labels(y_train, Z_train.shape[0], "y_train")
+    Z_train, Z_test = check_embeddings(Z_train, Z_test)
+    y_train = check_labels(y_train, Z_train.shape[0], "y_train")
     classes = np.unique(y_train) if classes is None else np.asarray(classes)
     scores = np.empty((Z_test.shape[0], classes.size))
     for k, c in enumerate(classes):
         target = (y_train == c).astype(int)
         if target.all() or not target.any():
             raise ValueError(
-                f"class {_label(c)} has {int(target.sum())} of {target.size} training samples: "
+                f"class {label_text(c)} has {int(target.sum())} of {target.size} training samples: "
                 "a one-vs-rest SVM needs both positive and negative samples."
             )
         svm = _linear_svm(C, solver, random_state, class_weight).fit(Z_train, target)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphdr.evaluation._checks import _check_labels, _label
+from graphdr.evaluation._checks import check_labels, label_text
 
 __all__ = ["accuracy", "error_rate", "average_precision_per_class", "mean_average_precision"]
 
@@ -12,14 +12,14 @@ __all__ = ["accuracy", "error_rate", "average_precision_per_class", "mean_averag
 def accuracy(y_true, y_pred) -> float:
     """Fraction of correct predictions, ``mean(y_true == y_pred)``."""
     y_true = np.asarray(y_true)
-    y_pred = _check_labels(y_pred, y_true.shape[0], "y_pred")
+    y_pred = check_labels(y_pred, y_true.shape[0], "y_pred")
     return float(np.mean(y_true == y_pred))
 
 
 def error_rate(y_true, y_pred) -> float:
     """Fraction of wrong predictions, ``mean(y_true != y_pred)`` (= 1 - accuracy)."""
     y_true = np.asarray(y_true)
-    y_pred = _check_labels(y_pred, y_true.shape[0], "y_pred")
+    y_pred = check_labels(y_pred, y_true.shape[0], "y_pred")
     return float(np.mean(y_true != y_pred))
 
 
@@ -55,13 +55,13 @@ def average_precision_per_class(y_true, scores, classes) -> np.ndarray:
         )
     if not np.isfinite(scores).all():
         raise ValueError("scores contains NaN or inf.")
-    y_true = _check_labels(y_true, scores.shape[0], "y_true")
+    y_true = check_labels(y_true, scores.shape[0], "y_true")
     ap = np.empty(classes.size)
     for k, c in enumerate(classes):
         positive = y_true == c
         if not positive.any():
             raise ValueError(
-                f"class {_label(c)} has no sample in y_true: its average precision is undefined."
+                f"class {label_text(c)} has no sample in y_true: its average precision is undefined."
             )
         ap[k] = _average_precision(positive, scores[:, k])
     return ap

@@ -21,7 +21,7 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.utils import _safe_indexing
 from tqdm.auto import tqdm
 
-from graphdr.evaluation._checks import _check_embeddings, _check_labels
+from graphdr.evaluation._checks import check_embeddings, check_labels
 from graphdr.evaluation.classifiers import make_classifier
 from graphdr.evaluation.metrics import accuracy
 
@@ -96,9 +96,9 @@ def score_dimensions(Z_train, y_train, Z_eval, y_eval, dims=None, classifier="1n
     callable ``f(Z_train, y_train, Z_eval, y_eval) -> float`` such as :func:`ovr_svm_map`.
     Returns a DataFrame with columns ``dim`` and ``score`` (higher is better), sorted by dim.
     """
-    Z_train, Z_eval = _check_embeddings(Z_train, Z_eval, ("Z_train", "Z_eval"))
-    y_train = _check_labels(y_train, Z_train.shape[0], "y_train")
-    y_eval = _check_labels(y_eval, Z_eval.shape[0], "y_eval")
+    Z_train, Z_eval = check_embeddings(Z_train, Z_eval, ("Z_train", "Z_eval"))
+    y_train = check_labels(y_train, Z_train.shape[0], "y_train")
+    y_eval = check_labels(y_eval, Z_eval.shape[0], "y_eval")
     dims = _check_dims(dims, Z_train.shape[1])
     scores = _score_leading_columns(Z_train, y_train, Z_eval, y_eval, dims, _as_scorer(classifier))
     return pd.DataFrame({"dim": dims, "score": scores})
@@ -163,7 +163,7 @@ def validation_table(
         Z_train, Z_val = _embed(
             make_estimator, params, X_train, y_train, X_val, fit_kwargs, transform_kwargs
         )
-        Z_train, Z_val = _check_embeddings(Z_train, Z_val, ("Z_train", "Z_val"))
+        Z_train, Z_val = check_embeddings(Z_train, Z_val, ("Z_train", "Z_val"))
         dim_values = _check_dims(dims, Z_train.shape[1])
         for c, (cparams, scorer) in enumerate(zip(cpoints, scorers, strict=True)):
             scores = _score_leading_columns(

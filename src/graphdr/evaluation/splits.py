@@ -14,7 +14,7 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 
-from graphdr.evaluation._checks import _label
+from graphdr.evaluation._checks import label_text
 
 __all__ = [
     "per_class_index_split",
@@ -61,7 +61,7 @@ def per_class_index_split(y, ranges: Mapping[str, tuple[int, int | None]]) -> di
             if (stop or start + 1) > idx.size:
                 raise ValueError(
                     f"range {name}=({start}, {stop}) needs {stop or start + 1} samples per class "
-                    f"but class {_label(c)} has {idx.size}."
+                    f"but class {label_text(c)} has {idx.size}."
                 )
             parts[name].append(idx[start:stop])
     return {name: np.sort(np.concatenate(chunks)) for name, chunks in parts.items()}
@@ -162,7 +162,7 @@ def per_class_count_split(
     for c, idx in zip(classes, members, strict=True):
         if idx.size < 2:
             raise ValueError(
-                f"class {_label(c)} has {idx.size} sample: it cannot be both trained and tested."
+                f"class {label_text(c)} has {idx.size} sample: it cannot be both trained and tested."
             )
         n_train = max(1, min(int(n_per_class), int(np.floor(max_train_fraction * idx.size))))
         shuffled = rng.permutation(idx)

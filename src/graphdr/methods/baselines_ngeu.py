@@ -37,7 +37,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from graphdr._validation import check_n_classes, check_n_components
 from graphdr.methods.discriminant import center_kernel_inplace, class_mean_gram, core_targets
 from graphdr.methods.subclass import (
-    _SubclassDiscriminant,
+    SubclassDiscriminantBase,
     between_subclass_core,
     subclass_core_eigenpairs,
 )
@@ -53,7 +53,7 @@ NORMALIZATIONS = ("orthonormal", "unit")
 # --------------------------------------------------------------------------------------------
 
 
-class FastSDA(_SubclassDiscriminant):
+class FastSDA(SubclassDiscriminantBase):
     """Fast subclass discriminant analysis (Chumachenko et al. 2021), a baseline of paper 004.
 
     Subclass discriminant analysis (Zhu & Martinez) maximises ``tr((W^T S_t W)^-1 W^T S_bs W)``

@@ -39,7 +39,7 @@ from graphdr._validation import check_n_components
 from graphdr.kernels import squared_distances
 from graphdr.methods.graph_embedding import DEFAULT_KERNEL_TOL
 from graphdr.methods.qmi import (
-    _CentredKernelEmbedding,
+    CentredKernelEmbeddingBase,
     centered_kernel_eigh,
     leading_singular_vectors,
 )
@@ -180,7 +180,7 @@ def fusion_distances(Z_query, Z_ref, kinds, theta: float = 1.0) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
-class CKFD(_CentredKernelEmbedding):
+class CKFD(CentredKernelEmbeddingBase):
     """Complete kernel Fisher discriminant (Yang et al. 2005): KPCA + regular/irregular LDA.
 
     Parameters

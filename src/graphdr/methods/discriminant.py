@@ -319,7 +319,7 @@ def class_mean_kernels(K: np.ndarray, labels: np.ndarray, counts: np.ndarray) ->
 # --------------------------------------------------------------------------------------------
 
 
-class _KernelDiscriminant(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class KernelDiscriminantBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Validation, kernel evaluation, memory guard and projection of new data.
 
     A fitted estimator holds ``dual_coef_`` (N x d expansion coefficients, one column per
@@ -497,7 +497,7 @@ def _check_params(est, X=None) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-class AKDA(_KernelDiscriminant):
+class AKDA(KernelDiscriminantBase):
     """Accelerated kernel discriminant analysis (Gkalelis & Mezaris, paper 002, Algorithm 1).
 
     The between-class kernel scatter factorises as ``K R O_b R^T K`` with the C x C core matrix
@@ -644,7 +644,7 @@ def solve_kernel_gep(
     return w[::-1].copy(), np.ascontiguousarray(V[:, ::-1])
 
 
-class KDA(_KernelDiscriminant):
+class KDA(KernelDiscriminantBase):
     """Kernel discriminant analysis by the textbook N x N generalised eigenproblem (the baseline).
 
     Solves ``K_b a = lambda (B + reg I) a`` with ``K_b = sum_c N_c (m_c - m)(m_c - m)^T`` (class means
@@ -756,7 +756,7 @@ def gda_coefficients(
     return w, alpha / norms
 
 
-class GDA(_KernelDiscriminant):
+class GDA(KernelDiscriminantBase):
     """Generalized discriminant analysis (Baudat & Anouar 2000), a paper-002 baseline.
 
     Centred kernel ``Kc = H K H = P Gamma P^T`` (small eigenvalues dropped), eigenproblem of
@@ -824,7 +824,7 @@ def spectral_regression_responses(labels: np.ndarray, n_classes: int) -> np.ndar
     return Q[:, 1:]
 
 
-class SRKDA(_KernelDiscriminant):
+class SRKDA(KernelDiscriminantBase):
     """Spectral-regression kernel discriminant analysis (Cai, He & Han 2011), a paper-002 baseline.
 
     Responses ``Y`` = Gram-Schmidt of ``{1, z_1..z_C}`` with ``1`` dropped; coefficients solve

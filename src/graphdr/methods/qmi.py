@@ -309,7 +309,7 @@ def kqmi_directions(
 # --------------------------------------------------------------------------------------------
 
 
-class _CentredKernelEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class CentredKernelEmbeddingBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Validation, the training kernel and the projection ``z = dual_coef_^T k_c(x)``.
 
     Subclasses set ``dual_coef_`` (N x d), ``kernel_centering_`` (training kernel statistics) and
@@ -408,7 +408,7 @@ class _CentredKernelEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin,
         return out
 
 
-class KQMI(_CentredKernelEmbedding):
+class KQMI(CentredKernelEmbeddingBase):
     """Kernel quadratic mutual information (Bouzas et al. 2015, Algorithm 1).
 
     Maximises ``tr(A^T K M K A)`` subject to ``A^T K K A = I`` (K the centred kernel, M the QMI

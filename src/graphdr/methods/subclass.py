@@ -31,7 +31,7 @@ from threadpoolctl import threadpool_limits
 from graphdr.kernels import squared_distances
 from graphdr.methods.discriminant import (
     DEFAULT_REG,
-    _KernelDiscriminant,
+    KernelDiscriminantBase,
     center_kernel_inplace,
     class_mean_gram,
     class_mean_kernels,
@@ -281,7 +281,7 @@ def between_subclass_kernel_scatter(K: np.ndarray, part: SubclassPartition) -> n
 # --------------------------------------------------------------------------------------------
 
 
-class _SubclassDiscriminant(_KernelDiscriminant):
+class SubclassDiscriminantBase(KernelDiscriminantBase):
     """Subclass bookkeeping shared by AKSDA, KSDA and GSDA."""
 
     _bound_name = "n_subclasses - 1"
@@ -337,7 +337,7 @@ class _SubclassDiscriminant(_KernelDiscriminant):
         )
 
 
-class AKSDA(_SubclassDiscriminant):
+class AKSDA(SubclassDiscriminantBase):
     """Accelerated kernel subclass discriminant analysis (paper 002, Algorithm 2).
 
     Classes are split into subclasses by k-means (per class, seeded by ``random_state``); the H-1
@@ -385,7 +385,7 @@ class AKSDA(_SubclassDiscriminant):
         return self
 
 
-class KSDA(_SubclassDiscriminant):
+class KSDA(SubclassDiscriminantBase):
     """Kernel subclass discriminant analysis (You, Hamsici & Martinez 2011), a paper-002 baseline.
 
     The textbook N x N generalised eigenproblem ``K_bs a = lambda (B + reg I) a``: ``K_bs`` the
@@ -447,7 +447,7 @@ class KSDA(_SubclassDiscriminant):
         return self
 
 
-class GSDA(_SubclassDiscriminant):
+class GSDA(SubclassDiscriminantBase):
     """Generalised subclass discriminant analysis (Gkalelis & Mezaris 2014), a paper-002 baseline.
 
     RECONSTRUCTED (the GSDA paper is not in our corpus; paper 002 only says GSDA uses k-means
