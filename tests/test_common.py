@@ -45,6 +45,7 @@ def _public_transformers_defined_in_methods():
             if (
                 obj.__module__ == module.__name__
                 and not name.startswith("_")
+                and not name.endswith("Base")  # shared base classes, not estimators
                 and issubclass(obj, BaseEstimator)
                 and issubclass(obj, TransformerMixin)
             ):
