@@ -409,7 +409,7 @@ def test_raw_baseline_is_one_nn_on_the_input(faces_file, tmp_path):
     from sklearn.neighbors import KNeighborsClassifier
 
     frame = dee_compare.recognition_run(
-        faces_file, estimator="raw", params={}, nested=True, split={"train_fraction": 0.5},
+        faces_file, estimator=dee_compare.RAW, params={}, nested=True, split={"train_fraction": 0.5},
         seeds=[0, 1], dimensions=[1, 2], output=tmp_path / "raw.csv",
     )  # fmt: skip
     data = faces_like()

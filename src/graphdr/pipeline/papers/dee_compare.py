@@ -42,9 +42,27 @@ __all__ = [
     "select_params_by_cv",
 ]
 
-#: estimator name of the raw-input baseline: 1-NN on the method's input itself, one point per
-#: replication at its full dimension (the raw pixels when ``pca`` is off)
-RAW = "raw"
+
+class RawInput:
+    """The raw-input baseline of Figure 11: 1-NN on the method's input itself (the raw pixels
+    when ``pca`` is off). A recognition run scores it once per replication, at the input's full
+    dimension (``full_dimension_only``), not at the grid's leading columns."""
+
+    full_dimension_only = True
+
+    def __init__(self, n_components=None):
+        self.n_components = n_components
+
+    def fit(self, X, y=None):
+        self.n_components_ = np.asarray(X).shape[1]
+        return self
+
+    def transform(self, X):
+        return np.asarray(X, dtype=np.float64)
+
+
+#: dotted name of :class:`RawInput` (the config's ``estimator``)
+RAW = "graphdr.pipeline.papers.dee_compare.RawInput"
 
 #: columns of a recognition run's CSV (``cv_value``: the value of the first cross-validated
 #: parameter chosen on the replication's training part, NaN without one; ``cv_choice``: every
@@ -133,8 +151,9 @@ def recognition_run(
     optionally ``relative`` (parameters whose values are factors of the mean within-class
     distance of the training part): per replication, the parameters are chosen by
     :func:`select_params_by_cv` on the training part only, then the method is fitted with them
-    (every dimension, or the one nested fit). ``estimator="raw"`` (:data:`RAW`): 1-NN on the
-    input itself, one row per replication at its full dimension. Writes and returns the long
+    (every dimension, or the one nested fit). A ``full_dimension_only`` estimator
+    (:class:`RawInput`, :data:`RAW`): 1-NN on the input itself, one row per replication at its
+    full dimension. Writes and returns the long
     table (:data:`RUN_COLUMNS`).
     """
     dataset = load_npz(prepared)
@@ -147,7 +166,7 @@ def recognition_run(
             mean, basis = pca_basis(X_train, int(pca))
             X_train, X_test = (X_train - mean) @ basis, (X_test - mean) @ basis
         n_classes = np.unique(y[train]).size
-        if estimator == RAW:
+        if getattr(_estimator_class(estimator), "full_dimension_only", False):
             acc = one_nn_accuracy(X_train, y[train], X_test, y[test])
             rows.append((seed, X_train.shape[1], acc, np.nan, True, n_classes, np.nan, ""))
             continue
@@ -327,7 +346,10 @@ def pca_basis(X, k: int) -> tuple[np.ndarray, np.ndarray]:
     return mean, V * np.where(signs == 0, 1.0, signs)
 
 
-def _has_random_state(estimator: str) -> bool:
+def _estimator_class(estimator: str):
     module, _, attr = estimator.rpartition(".")
-    cls = getattr(importlib.import_module(module or "graphdr.methods"), attr)
-    return "random_state" in cls().get_params()
+    return getattr(importlib.import_module(module or "graphdr.methods"), attr)
+
+
+def _has_random_state(estimator: str) -> bool:
+    return "random_state" in _estimator_class(estimator)().get_params()
