@@ -12,7 +12,8 @@ its floor.
 (c) Equal accuracy over 5 random starts where the objective has a minimiser (ORL ``pca=100``;
     USPS-60 raw, 600 x 256, stands in for COIL20 raw, whose fits take minutes each): seconds for
     LD and FP to reach (E - E*)/E* <= 1e-3, E* the lowest objective LD, FP or CG reaches from
-    that start (optimiser set-up + iterations, shared set-up excluded); median FP/LD ratio,
+    that start (optimiser set-up + iterations, shared set-up excluded; an FP run whose relE rule
+    stops it above that level is run on with tol = 0, up to 5000 iterations); median FP/LD ratio,
     target >= 20 (issue 13); CG's final gap to E*, target <= 1e-3 on every start.
 (b) One objective + gradient evaluation at N = 2000, D = 256, d = 2 (weights fixed), against the
     floor "N x N embedded squared distances with numpy/BLAS, once"; target <= 2. Its traced peak
@@ -80,7 +81,11 @@ def equal_accuracy(X, y, case, pca, *, starts, level=1e-3, max_iter=1000):
         best = min(float(f.history_["objective"].min()) for f in fits.values())
         target = best + level * abs(best)
         (t_ld, k_ld), (t_fp, k_fp) = (_time_to_reach(fits[o], target) for o in ("ld", "fp"))
-        unreached += int(k_fp < 0)
+        if k_fp < 0:  # FP's relE rule stopped it above the level: run it on (tol = 0)
+            run_on = _fit(X, y, "fp", pca, 5 * max_iter, seed=seed, tol=0.0)[0]
+            t_fp, k_fp = _time_to_reach(run_on, target)
+            k_fp = f"{k_fp} (run on)" if k_fp >= 0 else "never (run on)"
+        unreached += int(isinstance(k_fp, str) and k_fp.startswith("never"))
         ratios.append(t_fp / t_ld)
         it_ld.append(k_ld)
         it_fp.append(k_fp)
@@ -91,7 +96,7 @@ def equal_accuracy(X, y, case, pca, *, starts, level=1e-3, max_iter=1000):
     details = (
         f"{starts} starts; FP/LD ratios {', '.join(f'{r:.1f}' for r in ratios)}; iterations to "
         f"{level:g}: LD {it_ld}, FP {it_fp}"
-        + (f" ({unreached} FP runs never reach it: lower bounds)" if unreached else "")
+        + (f" ({unreached} FP runs never reach it, even run on: lower bounds)" if unreached else "")
     )
     return [
         row(case, f"FP/LD seconds to (E - E*)/E* <= {level:g}, median", med, at_least=20.0,
@@ -133,8 +138,8 @@ def load_orl():
         return m["fea"].astype(float) / 255.0, m["gnd"].ravel().astype(int) - 1
 
 
-def _fit(X, y, optimizer, pca, max_iter, seed=0):
-    est = DEE(2, optimizer=optimizer, pca=pca, max_iter=max_iter, random_state=seed)
+def _fit(X, y, optimizer, pca, max_iter, seed=0, tol=1e-5):
+    est = DEE(2, optimizer=optimizer, pca=pca, max_iter=max_iter, random_state=seed, tol=tol)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnboundedObjectiveWarning)
         start = time.perf_counter()
