@@ -225,15 +225,18 @@ def _cv_grid(cv: Mapping) -> dict:
 
 
 def within_class_distance(X, y) -> float:
-    """Mean Euclidean distance between same-class pairs of ``X`` (the unit of ``relative``
-    cross-validated widths; DEE's and DSNE's ``sigma="auto"``)."""
-    from graphdr.methods.elastic import auto_sigma
-
+    """Mean Euclidean distance between distinct same-class pairs of ``X`` (the unit of
+    ``relative`` cross-validated widths): what DEE's and DSNE's ``sigma="auto"`` computes
+    (``graphdr.methods.elastic.auto_sigma``; tested equal). Not imported from there: this
+    module's runs must not depend on the elastic module's source (DCV's and MMPA's jobs would
+    rerun on every edit of it)."""
     sq = np.einsum("ij,ij->i", X, X)
     D2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * X @ X.T, 0.0)
     same = y[:, None] == y[None, :]
     np.fill_diagonal(same, False)
-    return auto_sigma(D2, same)
+    d = np.sqrt(D2[same])
+    d = d[d > 0]
+    return float(d.mean()) if d.size else 1.0
 
 
 def select_params_by_cv(
