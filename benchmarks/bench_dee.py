@@ -12,7 +12,8 @@ its floor.
 (c) Equal accuracy over 5 random starts where the objective has a minimiser (ORL ``pca=100``;
     USPS-60 raw, 600 x 256, stands in for COIL20 raw, whose fits take minutes each): seconds for
     LD and FP to reach (E - E*)/E* <= 1e-3, E* the lowest objective LD, FP or CG reaches from
-    that start (optimiser set-up + iterations, shared set-up excluded); median FP/LD ratio,
+    that start (optimiser set-up + iterations, shared set-up excluded; an FP run whose relE rule
+    stops it above that level is run on with tol = 0, up to 5000 iterations); median FP/LD ratio,
     target >= 20 (issue 13); CG's final gap to E*, target <= 1e-3 on every start.
 (b) One objective + gradient evaluation at N = 2000, D = 256, d = 2 (weights fixed), against the
     floor "N x N embedded squared distances with numpy/BLAS, once"; target <= 2. Its traced peak
@@ -74,29 +75,52 @@ def load_usps60():
 def equal_accuracy(X, y, case, pca, *, starts, level=1e-3, max_iter=1000):
     """(c) of the module docstring: per start E* over LD/FP/CG, time to reach it, CG's gap."""
     _fit(X, y, "ld", pca, 5)  # warm-up
-    ratios, gaps, it_ld, it_fp, unreached = [], [], [], [], 0
+    ratios, gaps, it_ld, it_fp, unreached, stuck = [], [], [], [], 0, []
     for seed in range(starts):
         fits = {o: _fit(X, y, o, pca, max_iter, seed=seed)[0] for o in ("ld", "fp", "cg")}
         best = min(float(f.history_["objective"].min()) for f in fits.values())
         target = best + level * abs(best)
         (t_ld, k_ld), (t_fp, k_fp) = (_time_to_reach(fits[o], target) for o in ("ld", "fp"))
-        unreached += int(k_fp < 0)
+        if k_fp < 0:  # FP's relE rule stopped it above the level: run it on (tol = 0)
+            run_on = _fit(X, y, "fp", pca, 5 * max_iter, seed=seed, tol=0.0)[0]
+            t_fp, k_fp = _time_to_reach(run_on, target)
+            k_fp = f"{k_fp} (run on)" if k_fp >= 0 else "never (run on)"
+        unreached += int(isinstance(k_fp, str) and k_fp.startswith("never"))
         ratios.append(t_fp / t_ld)
         it_ld.append(k_ld)
         it_fp.append(k_fp)
         gaps.append((fits["cg"].objective_ - best) / abs(best))
+        if gaps[-1] > level:  # stop rule or another local minimum? LD from CG's end tells
+            stuck.append(_ld_from(fits["cg"], X, y, max_iter))
     med = float(np.median(ratios))
     details = (
         f"{starts} starts; FP/LD ratios {', '.join(f'{r:.1f}' for r in ratios)}; iterations to "
         f"{level:g}: LD {it_ld}, FP {it_fp}"
-        + (f" ({unreached} FP runs never reach it: lower bounds)" if unreached else "")
+        + (f" ({unreached} FP runs never reach it, even run on: lower bounds)" if unreached else "")
     )
     return [
         row(case, f"FP/LD seconds to (E - E*)/E* <= {level:g}, median", med, at_least=20.0,
             details=details),
         row(case, "CG final (E - E*)/E*, worst start", max(gaps), at_most=1e-3,
-            details=", ".join(f"{g:.2e}" for g in gaps)),
+            details=", ".join(f"{g:.2e}" for g in gaps)
+            + "".join(f"; {s}" for s in stuck)),
     ]  # fmt: skip
+
+
+def _ld_from(cg, X, y, max_iter):
+    """LD warm-started at CG's end point: if it cannot lower E (relative gain < 1e-4), CG
+    stopped at a local minimum of its own (the objective is non-convex), not early."""
+    import copy
+
+    ld = copy.deepcopy(cg).set_params(optimizer="ld", warm_start=True, max_iter=max_iter)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnboundedObjectiveWarning)
+        ld.fit(X, y)
+    gain = (cg.objective_ - ld.objective_) / abs(cg.objective_)
+    verdict = "a local minimum of its own" if gain < 1e-4 else "stopped early"
+    return (
+        f"LD from CG's end (E {cg.objective_:.5g}) gains {gain:.1e} in {ld.n_iter_} it: {verdict}"
+    )
 
 
 def load_orl():
@@ -114,13 +138,16 @@ def load_orl():
         return m["fea"].astype(float) / 255.0, m["gnd"].ravel().astype(int) - 1
 
 
-def _fit(X, y, optimizer, pca, max_iter, seed=0):
-    est = DEE(2, optimizer=optimizer, pca=pca, max_iter=max_iter, random_state=seed)
+def _fit(X, y, optimizer, pca, max_iter, seed=0, tol=1e-5):
+    est = DEE(2, optimizer=optimizer, pca=pca, max_iter=max_iter, random_state=seed, tol=tol)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnboundedObjectiveWarning)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         est.fit(X, y)
         total = time.perf_counter() - start
+    # the fit is single-threaded below 1000 samples: its CPU time is its wall time on an idle
+    # core, which a shared machine's wall clock hides
+    est.bench_cpu_seconds_ = time.process_time() - cpu
     return est, total
 
 
@@ -170,7 +197,8 @@ def ld_vs_fp(X, y, case, pca, max_iter):
             "LD fit wall time (s)",
             t_ld,
             at_most=1.0,
-            details=f"{ld.n_iter_} iterations, {int(ld.history_['n_evals'].sum())} evaluations; "
+            details=f"CPU {ld.bench_cpu_seconds_:.3f} s; "
+            f"{ld.n_iter_} iterations, {int(ld.history_['n_evals'].sum())} evaluations; "
             + ", ".join(f"{k} {v:.3f} s" for k, v in ld.timings_.items()),
         ),
         row(case, "LD iterations (paper ~13)", ld.n_iter_),

@@ -126,6 +126,53 @@ def test_dsne_objective_matches_numpy_and_gradient_formula():
     assert rel_err(G, G_fd) < 1e-6
 
 
+@pytest.mark.parametrize("d", [1, 4, 12])
+def test_gram_forms_match_numpy(d):
+    """The Gram-form evaluations (wide embeddings) against the numpy references, with a
+    duplicated point (zero distance: the clipped Gram distance) and a singleton class."""
+    from graphdr.methods.elastic import _dsne_gram, _elastic_gram
+
+    X, y = blobs(n_per=7, n_classes=3)
+    X = np.vstack([X, X[:1], [[9.0] * 5]])
+    y = np.concatenate([y, y[:1], [5]])
+    codes = np.unique(y, return_inverse=True)[1].astype(np.int64)
+    Wp, Wn = weights(X, codes)
+    Y = np.random.default_rng(4).standard_normal((X.shape[0], d))
+    Y[-2] = Y[0]
+    E_ref, G_ref = elastic_ref(Y, Wp, Wn, lam=1.3)
+    E, G = _elastic_gram(Y, Wp, 1.3, codes, Wn.max())
+    np.testing.assert_allclose(E, E_ref, rtol=1e-10)
+    np.testing.assert_allclose(G, G_ref, rtol=1e-9, atol=1e-12 * np.abs(G_ref).max())
+    P, const = dsne_affinities(squared_distances(X), codes, 2.5)
+    C, G = _dsne_gram(Y, P, codes, const, True, True)
+    C_ref, G_fused = dsne_objective(Y, P, codes, const)
+    np.testing.assert_allclose(C, dsne_ref(Y, P, codes), rtol=1e-10)
+    np.testing.assert_allclose(C, C_ref, rtol=1e-12)
+    np.testing.assert_allclose(G, G_fused, rtol=1e-9, atol=1e-12 * np.abs(G_fused).max())
+
+
+def test_fit_uses_the_gram_form_for_wide_embeddings_with_the_same_result():
+    """A DSNE/DEE fit at d >= _GRAM_MIN_DIM (Gram form) ends where the fused kernels end."""
+    import graphdr.methods.elastic as el
+
+    X, y = blobs(n_per=10, n_classes=4, n_features=8)
+    fits = {}
+    for threshold in (1, 10**6):  # Gram form always / never
+        old = el._GRAM_MIN_DIM, el._GRAM_WIDE_DIM
+        el._GRAM_MIN_DIM = el._GRAM_WIDE_DIM = threshold
+        try:
+            fits[threshold] = [
+                est(4, random_state=0, max_iter=60).fit(X, y) for est in (el.DSNE, el.DEE)
+            ]
+        finally:
+            el._GRAM_MIN_DIM, el._GRAM_WIDE_DIM = old
+    for a, b in zip(fits[1], fits[10**6], strict=True):
+        np.testing.assert_allclose(a.objective_, b.objective_, rtol=1e-8)
+        np.testing.assert_allclose(
+            a.history_["objective"][:20], b.history_["objective"][:20], rtol=1e-8
+        )
+
+
 def test_entropic_affinities_reach_the_perplexity():
     X, _ = blobs(n_per=15)
     P, beta = entropic_affinities(squared_distances(X), 7.0)

@@ -242,3 +242,22 @@ def test_cg_matches_scipy_cg_on_extended_rosenbrock():
     # and far fewer than steepest descent with the same search needs for less accuracy
     gd = minimize(_extended_rosenbrock, x0, GradientDescent(), max_iter=ours.n_iter, tol=0.0)
     assert gd.fun > 1e3 * max(ours.fun, 1e-30)
+
+
+def test_armijo_does_not_retry_a_rejected_step_for_grow_memory_iterations():
+    """p = -2.5 H^-1 g on a quadratic: step 1 and 0.8 fail Armijo (c = 0.1), 0.64 passes. The
+    search must then stay at 0.64 for GROW_MEMORY iterations instead of cycling 0.64 -> 0.8
+    (rejected) -> 0.64, which cost one wasted evaluation every other iteration."""
+    from graphdr.optim import GROW_MEMORY, minimize
+
+    objective, H, x_star = _quadratic(seed=4, cond=5.0)
+    res = minimize(
+        objective, x_star + 1.0, Preconditioned(H / 2.5), step0=1.0, max_step=1.0,
+        tol=0.0, gtol=1e-14, max_iter=3 * GROW_MEMORY,
+    )  # fmt: skip
+    steps, evals = res.history["step"][1:], res.history["n_evals"][1:]
+    np.testing.assert_allclose(steps, 0.64)
+    assert evals[0] == 3  # 1 and 0.8 rejected
+    retries = np.flatnonzero(evals[1:] > 1) + 1  # iterations that tried 0.8 again
+    assert np.all(np.diff(np.concatenate([[0], retries])) > GROW_MEMORY)
+    assert evals.sum() <= res.n_iter + 2 + len(retries)

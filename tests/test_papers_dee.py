@@ -345,11 +345,79 @@ def test_cv_selects_on_the_training_part_and_the_run_uses_it(faces_file, tmp_pat
     model = DEE(n_components=3, lam=chosen, **params).fit(Xtr, ytr)
     ref = dee_compare.one_nn_accuracy(model.transform(Xtr), ytr, model.transform(Xte), data.y[test])
     assert frame.loc[frame["dim"] == 3, "accuracy"].item() == ref
-    with pytest.raises(ValueError, match="non-nested"):
+    with pytest.raises(ValueError, match="either `grid` or `param`"):
         dee_compare.recognition_run(
-            faces_file, estimator="DCV", params={}, nested=True, split={"train_fraction": 0.5},
-            seeds=[1], dimensions=[2], output=tmp_path / "x.csv", cv=cv,
+            faces_file, estimator="DEE", params={}, nested=False, split={"train_fraction": 0.5},
+            seeds=[1], dimensions=[2], output=tmp_path / "x.csv", cv={"dimension": 2},
         )  # fmt: skip
+
+
+def test_cv_grid_with_relative_width_and_a_nested_method(faces_file, tmp_path):
+    """A two-parameter grid (every combination; sigma as a factor of the training part's mean
+    within-class distance) against a loop written out here, and cv on a nested method."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from graphdr.methods import MMPA
+    from graphdr.methods.elastic import auto_sigma
+
+    data = faces_like()
+    train, test = dee_compare.recognition_split(data.y, seed=0, train_fraction=0.5)
+    mean, V = dee_compare.pca_basis(data.X[train], 8)
+    Xtr, Xte, ytr = (data.X[train] - mean) @ V, (data.X[test] - mean) @ V, data.y[train]
+    D2 = ((Xtr[:, None] - Xtr[None]) ** 2).sum(-1)
+    same = (ytr[:, None] == ytr[None]) & ~np.eye(len(ytr), dtype=bool)
+    unit = auto_sigma(D2, same)
+    assert dee_compare.within_class_distance(Xtr, ytr) == pytest.approx(unit, rel=1e-12)
+    params = {"max_iter": 20, "random_state": 0}
+    best, best_score = None, -1.0
+    folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(Xtr, ytr))
+    for lam in (1.0, 10.0):
+        for factor in (0.5, 2.0):
+            accs = []
+            for f, v in folds:
+                m = DEE(2, lam=lam, sigma=factor * unit, **params).fit(Xtr[f], ytr[f])
+                accs.append(
+                    dee_compare.one_nn_accuracy(
+                        m.transform(Xtr[f]), ytr[f], m.transform(Xtr[v]), ytr[v]
+                    )
+                )
+            if np.mean(accs) > best_score:
+                best, best_score = (lam, factor), np.mean(accs)
+    cv = {"grid": {"lam": [1.0, 10.0], "sigma": [0.5, 2.0]}, "relative": ["sigma"], "dimension": 2}
+    frame = dee_compare.recognition_run(
+        faces_file, estimator="DEE", params={"max_iter": 20}, nested=False,
+        split={"train_fraction": 0.5}, seeds=[0], dimensions=[2], output=tmp_path / "g.csv",
+        pca=8, cv=cv,
+    )  # fmt: skip
+    assert frame["cv_value"].item() == best[0]
+    assert frame["cv_choice"].item() == f"lam={best[0]:g};sigma={best[1]:g}"
+    model = DEE(2, lam=best[0], sigma=best[1] * unit, **params).fit(Xtr, ytr)
+    ref = dee_compare.one_nn_accuracy(model.transform(Xtr), ytr, model.transform(Xte), data.y[test])
+    assert frame["accuracy"].item() == ref
+    nested = dee_compare.recognition_run(
+        faces_file, estimator="MMPA", params={}, nested=True, split={"train_fraction": 0.5},
+        seeds=[0], dimensions=[1, 2], output=tmp_path / "m.csv", pca=8,
+        cv={"grid": {"n_between": [2, 5]}, "dimension": 2},
+    )  # fmt: skip
+    k = int(nested["cv_value"].iloc[0])
+    model = MMPA(2, n_between=k).fit(Xtr, ytr)
+    ref = dee_compare.one_nn_accuracy(model.transform(Xtr), ytr, model.transform(Xte), data.y[test])
+    assert nested.loc[nested["dim"] == 2, "accuracy"].item() == ref
+
+
+def test_raw_baseline_is_one_nn_on_the_input(faces_file, tmp_path):
+    from sklearn.neighbors import KNeighborsClassifier
+
+    frame = dee_compare.recognition_run(
+        faces_file, estimator=dee_compare.RAW, params={}, nested=True, split={"train_fraction": 0.5},
+        seeds=[0, 1], dimensions=[1, 2], output=tmp_path / "raw.csv",
+    )  # fmt: skip
+    data = faces_like()
+    assert (frame["dim"] == data.X.shape[1]).all() and len(frame) == 2
+    for seed, acc in zip(frame["seed"], frame["accuracy"], strict=True):
+        train, test = dee_compare.recognition_split(data.y, seed=seed, train_fraction=0.5)
+        knn = KNeighborsClassifier(1).fit(data.X[train], data.y[train])
+        assert acc == pytest.approx(knn.score(data.X[test], data.y[test]))
 
 
 def test_fluctuation_counts_movement_beyond_one_rise():

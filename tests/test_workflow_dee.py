@@ -54,13 +54,19 @@ def test_quick_targets_and_their_outputs(run):
     assert {"DSNE", "DCV", "MMPA"} <= set(best["method"])
     curves = pd.read_csv(repo / FIGURES / "dee" / "dee_recognition_curves.csv")
     grid = QUICK["papers"]["dee"]["recognition"]["dimensions"]
-    assert set(curves["dim"]) <= set(grid) | {14}  # DCV may end at C-1 = 14
+    raw = curves["method"].str.startswith("Raw 1-NN")
+    assert set(curves.loc[raw, "dim"]) == {1024}  # the raw baseline: one point, every pixel
+    assert set(curves.loc[~raw, "dim"]) <= set(grid) | {14}  # DCV may end at C-1 = 14
     assert (curves["n_seeds"] == len(QUICK["papers"]["dee"]["recognition"]["seeds"])).all()
     for name in ("dee_recognition.pdf", "dee_recognition_best.md", "dee_visualisation_yale.pdf"):
         assert (repo / FIGURES / "dee" / name).stat().st_size > 0
     # one recognition job per method and one embedding job per method
-    for method in ("DEE", "DSNE", "DCV", "MMPA"):
+    for method in ("DEE", "DSNE", "DCV", "MMPA", "RAW"):
         assert (repo / RESULTS / "dee" / "recognition" / "yale" / f"{method}.csv").is_file()
+    # the cross-validated methods record their choice per replication
+    for method in ("DEE", "DSNE", "MMPA"):
+        run = pd.read_csv(repo / RESULTS / "dee" / "recognition" / "yale" / f"{method}.csv")
+        assert run["cv_choice"].notna().all() and run["cv_value"].notna().all()
     for method in ("DEE", "DSNE", "EE", "tsne"):
         assert (repo / RESULTS / "dee" / "visualisation" / "yale" / f"{method}.npz").is_file()
 

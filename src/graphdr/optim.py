@@ -23,7 +23,10 @@ Line searches:
 * ``"armijo"`` (LD, FP): backtracking with ``E(x + a p) <= E(x) + c a g'p``, ``a <- rho a``
   (``rho = 0.8``, ``c = 0.1`` as in the elastic-embedding code), starting from the previously
   accepted step. A step accepted at its first trial lets the next search start from ``a / rho``
-  (capped by ``max_step``), so an early short step does not freeze the step length for good.
+  (capped by ``max_step``), so an early short step does not freeze the step length for good;
+  but a step that was rejected is not tried again for :data:`GROW_MEMORY` iterations (the
+  search stays at the accepted step below it). Without that memory LD on ORL (``pca=100``)
+  cycled 0.512 -> 0.64 -> 0.8 (rejected twice) -> 0.512 and spent 1.7 evaluations per iteration.
 * ``"wolfe"`` (GD, CG): scipy's :func:`scipy.optimize.line_search` (strong Wolfe conditions
   ``E(x + a p) <= E(x) + c1 a g'p`` and ``|g(x + a p)'p| <= c2 |g'p|``, ``c1 = 1e-4``; bracketing
   and zoom of Nocedal & Wright, Alg. 3.5-3.6). First trial step: ``||x|| / ||p||`` at the first
@@ -64,6 +67,8 @@ _MAX_BACKTRACKS = 500
 WINDOW = 5
 #: gradient-norm test: stop when ||g|| <= GTOL * ||g_0||
 GTOL = 1e-9
+#: iterations during which an Armijo step that was rejected is not tried again
+GROW_MEMORY = 10
 
 
 class GradientDescent:
@@ -299,6 +304,7 @@ def minimize(
     hist["n_evals"] = [1]
     step, converged, message, it = step0, False, "max_iter reached", 0
     f_prev, quiet = None, 0
+    ceiling, ceiling_age = np.inf, 0  # smallest recently rejected Armijo step, its age
     g_floor = gtol * float(np.linalg.norm(gx))
     bar = _progress(max_iter, desc) if verbose else None
     try:
@@ -326,7 +332,13 @@ def minimize(
             if wolfe:
                 step = a
             else:
-                step = min(a / rho, max_step) if n_ev == 1 else a
+                if n_ev > 1:  # a / rho was rejected: do not try it again soon
+                    ceiling, ceiling_age = a / rho, 0
+                ceiling_age += 1
+                if ceiling_age > GROW_MEMORY:
+                    ceiling = np.inf
+                grow = min(a / rho, max_step)
+                step = grow if n_ev == 1 and grow < ceiling * (1.0 - 1e-12) else a
             _append(hist, fx, a, time.perf_counter() - t_it, n_ev)
             if bar is not None:
                 bar.update(1)

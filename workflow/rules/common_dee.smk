@@ -83,6 +83,16 @@ def dee_study_starts(wildcards):
     return int(per.get(wildcards.dataset, spec.get("starts", 1)))
 
 
+def dee_study_threads(wildcards):
+    """Threads of one optimiser run: `threads_per_dataset` of the study, else the rule's
+    resource. The DEE fit is row-parallel (numba) only from 1000 samples on (COIL20); below that
+    a second reserved core would stay idle while another job could use it."""
+    per = study_of(wildcards).get("threads_per_dataset") or {}
+    if wildcards.dataset in per:
+        return int(per[wildcards.dataset])
+    return resource("optimizer_run", "threads")(wildcards)
+
+
 def dee_optimizer_studies():
     """The optimiser studies of paper 003 (config `optimizer_studies`, `paper: dee`)."""
     return {s: spec for s, spec in STUDIES.items() if spec.get("paper") == "dee"}

@@ -24,7 +24,7 @@ rule optimizer_run:
         optimizer=_alternatives({o for s in STUDIES.values() for o in s["optimizers"]}),
     conda:
         "../../envs/compute.yaml"
-    threads: resource("optimizer_run", "threads")
+    threads: dee_study_threads
     resources:
         mem_mb=memory("optimizer_run"),
         runtime=resource("optimizer_run", "runtime"),

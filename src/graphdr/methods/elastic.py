@@ -18,6 +18,7 @@ the mean attraction whatever N and the number of classes.
 
 from __future__ import annotations
 
+import math
 import numbers
 import time
 import warnings
@@ -30,10 +31,11 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 from threadpoolctl import threadpool_limits
 
-from graphdr._numba import numba  # numba only through _numba: per-user cache dir
+from graphdr._numba import njit, numba  # numba only through _numba: per-user cache dir
 from graphdr._validation import check_n_classes, check_n_components
 from graphdr.kernels import squared_distances
 from graphdr.methods._elastic_kernels import (
+    _pair_kinds,
     dsne_objective,
     elastic_objective,
     entropic_affinities,
@@ -58,6 +60,15 @@ INIT_SCALE = 1e-2
 # below this many samples numba's thread start-up costs more than the pairwise pass itself
 _PARALLEL_MIN_ROWS = 1000
 _TRANSFORM_CHUNK = 2048
+# The linear objectives (DEE with constant repulsion, DSNE) switch from the fused pairwise
+# kernels (one pass, an O(d) distance loop per pair) to the Gram form (``Y Y^T`` and ``C Y`` by
+# BLAS, an O(1) pass per pair, two N x N buffers) for wide embeddings. Measured (one thread):
+# N = 300 (Figure 11's training parts), DSNE at d = 100: 11 ms fused, 2 ms Gram; at d = 4, 4.1 vs
+# 1.8 ms; N = 1440 at d <= 10 the fused pass is as fast or faster (DEE), at d = 30 it is 2x slower.
+_GRAM_MIN_DIM = 4
+_GRAM_MAX_ROWS = 1000
+_GRAM_WIDE_DIM = 20  # from this d on, the Gram form up to _GRAM_WIDE_MAX_ROWS samples
+_GRAM_WIDE_MAX_ROWS = 3000  # two N x N float64 buffers: 2 x 72 MB
 
 
 class UnboundedObjectiveWarning(UserWarning):
@@ -278,6 +289,118 @@ def _minimize_kwargs(est, desc: str) -> dict:
 
 
 # --------------------------------------------------------------------------------------------
+# Gram-form objectives (wide embeddings: BLAS for the O(N^2 d) part, numba for the O(N^2) pass)
+# --------------------------------------------------------------------------------------------
+
+
+@njit(cache=True, parallel=True)
+def _elastic_gram_rows(K, Wp, labels, wn, lam, C, Erow):
+    """From the Gram matrix ``K = Y Y^T``: ``d_ij = K_ii + K_jj - 2 K_ij`` (clipped at 0),
+    ``C_ij = w+_ij - lam wn [l_i != l_j] exp(-d_ij)`` and ``Erow[i] = sum_j w+_ij d_ij + lam wn
+    [l_i != l_j] exp(-d_ij)``: the pair pass of :func:`_elastic_gram`. Rows are independent,
+    each summed in a fixed order (bitwise identical for any number of threads)."""
+    n = K.shape[0]
+    for i in numba.prange(n):
+        e_i = 0.0
+        kii = K[i, i]
+        li = labels[i]
+        for j in range(n):
+            dd = max(kii + K[j, j] - 2.0 * K[i, j], 0.0)
+            c = Wp[i, j]
+            e_i += c * dd
+            if labels[j] != li:
+                r = lam * wn * math.exp(-dd)
+                e_i += r
+                c -= r
+            C[i, j] = c
+        Erow[i] = e_i
+
+
+@njit(cache=True, parallel=True)
+def _dsne_gram_partition(K, labels, U, Zs_row, Zd_row):
+    """``U_ij = 1 / (1 + d_ij)`` (0 on the diagonal) from ``K = Y Y^T``, with its row sums over
+    same-class and different-class pairs."""
+    n = K.shape[0]
+    for i in numba.prange(n):
+        zs = 0.0
+        zd = 0.0
+        kii = K[i, i]
+        li = labels[i]
+        for j in range(n):
+            if j == i:
+                U[i, j] = 0.0
+                continue
+            u = 1.0 / (1.0 + max(kii + K[j, j] - 2.0 * K[i, j], 0.0))
+            U[i, j] = u
+            if labels[j] == li:
+                zs += u
+            else:
+                zd += u
+        Zs_row[i] = zs
+        Zd_row[i] = zd
+
+
+@njit(cache=True, parallel=True)
+def _dsne_gram_rows(U, P, labels, inv_zs, inv_zd, Crow):
+    """In place ``U_ij <- g_ij = (p_ij - q_ij) u_ij`` and ``Crow[i] = sum_j p_ij log(1 + d_ij)
+    = -sum_j p_ij log u_ij``."""
+    n = U.shape[0]
+    for i in numba.prange(n):
+        c_i = 0.0
+        li = labels[i]
+        for j in range(n):
+            if j == i:
+                continue
+            u = U[i, j]
+            p = P[i, j]
+            if p > 0.0:
+                c_i -= p * math.log(u)
+            U[i, j] = (p - u * (inv_zs if labels[j] == li else inv_zd)) * u
+        Crow[i] = c_i
+
+
+def _laplacian_times(C: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """``4 L_C Y = 4 (diag(C 1) Y - C Y)`` (one GEMM)."""
+    G = C.sum(axis=1)[:, None] * Y
+    G -= C @ Y
+    G *= 4.0
+    return G
+
+
+def _elastic_gram(Y, Wp, lam, labels, wn):
+    """:func:`elastic_objective` (constant between-class repulsion) in Gram form: same value
+    and gradient (tested), cheaper when ``d`` is large."""
+    Y = np.ascontiguousarray(Y, dtype=np.float64)
+    n = Y.shape[0]
+    C, Erow = np.empty((n, n)), np.empty(n)
+    _elastic_gram_rows(Y @ Y.T, Wp, labels, float(wn), float(lam), C, Erow)
+    return float(np.sum(Erow)), _laplacian_times(C, Y)
+
+
+def _dsne_gram(Y, P, labels, const, has_s, has_d):
+    """:func:`dsne_objective` in Gram form: same value and gradient (tested), cheaper when ``d``
+    is large."""
+    Y = np.ascontiguousarray(Y, dtype=np.float64)
+    n = Y.shape[0]
+    U, zs_row, zd_row, crow = np.empty((n, n)), np.empty(n), np.empty(n), np.empty(n)
+    _dsne_gram_partition(Y @ Y.T, labels, U, zs_row, zd_row)
+    zs, zd = float(np.sum(zs_row)), float(np.sum(zd_row))
+    inv_zs = 1.0 / zs if has_s else 0.0
+    inv_zd = 1.0 / zd if has_d else 0.0
+    _dsne_gram_rows(U, P, labels, inv_zs, inv_zd, crow)
+    C = const + float(np.sum(crow))
+    C += (math.log(zs) if has_s else 0.0) + (math.log(zd) if has_d else 0.0)
+    return C, _laplacian_times(U, Y)
+
+
+def _use_gram(n: int, d: int) -> bool:
+    """Whether the Gram form is the faster evaluation for N = ``n`` samples in ``d`` dimensions."""
+    if d >= _GRAM_WIDE_DIM:
+        return n <= _GRAM_WIDE_MAX_ROWS
+    return d >= _GRAM_MIN_DIM and n <= _GRAM_MAX_ROWS
+
+
+# --------------------------------------------------------------------------------------------
 # Linear supervised elastic embeddings (DEE, DSNE)
 # --------------------------------------------------------------------------------------------
 
@@ -285,7 +408,7 @@ def _minimize_kwargs(est, desc: str) -> dict:
 class _LinearElastic(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Shared ``fit``/``transform`` of DEE and DSNE: ``Y = (X - mean_) @ components_.T``.
 
-    Subclasses provide ``_check_params`` and ``_problem(Z, codes) -> (objective, B_of)`` with
+    Subclasses provide ``_check_params`` and ``_problem(Z, codes, d) -> (objective, B_of)`` (``d``: the embedding dimension) with
     ``B_of()`` building the direction matrix (None for cg/gd), timed apart from the rest.
     """
 
@@ -312,7 +435,7 @@ class _LinearElastic(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
                     f"n_components={d} is larger than the {Z.shape[1]} principal axes kept by "
                     f"pca={self.pca!r}: the projection lives in that subspace; keep more axes."
                 )
-            objective, B_of = self._problem(Z, codes)
+            objective, B_of = self._problem(Z, codes, d)
             A0 = self._start(Z, d, basis)
             t1 = time.perf_counter()
             direction = make_direction(self.optimizer, B_of())
@@ -482,7 +605,7 @@ class DEE(_LinearElastic):
         _check_real("sigma", self.sigma, allow_auto=True)
         _check_real("mu", self.mu)
 
-    def _problem(self, Z, codes):
+    def _problem(self, Z, codes, d=2):
         """The DEE objective over ``A`` and the LD/FP matrix (None for cg/gd)."""
         _warn_if_unbounded(Z, codes)
         D2 = squared_distances(Z)
@@ -492,9 +615,13 @@ class DEE(_LinearElastic):
         repulsion = between_class_weights(D2, codes, self.repulsive)
         del D2, same
         lam = float(self.lam)
+        gram = "labels" in repulsion and _use_gram(Z.shape[0], d)
 
         def objective(A):
-            E, G = elastic_objective(Z @ A, Wp, lam, **repulsion)
+            if gram:
+                E, G = _elastic_gram(Z @ A, Wp, lam, repulsion["labels"], repulsion["wn"])
+            else:
+                E, G = elastic_objective(Z @ A, Wp, lam, **repulsion)
             return E, Z.T @ G
 
         return objective, lambda: dee_direction_matrix(Z, Wp, self.optimizer, self.mu)
@@ -587,16 +714,24 @@ class DSNE(_LinearElastic):
         _check_choice("optimizer", self.optimizer, ("cg", "gd"))
         _check_real("sigma", self.sigma, allow_auto=True)
 
-    def _problem(self, Z, codes):
+    def _problem(self, Z, codes, d=2):
         D2 = squared_distances(Z)
         same = _same_class_pairs(codes)
         self.sigma_ = auto_sigma(D2, same) if self.sigma == "auto" else float(self.sigma)
         P, const = dsne_affinities(D2, codes, self.sigma_)
         del D2, same
+        if _use_gram(Z.shape[0], d):
+            has_s, has_d = _pair_kinds(codes)
 
-        def objective(A):
-            C, G = dsne_objective(Z @ A, P, codes, const)
-            return C, Z.T @ G
+            def objective(A):
+                C, G = _dsne_gram(Z @ A, P, codes, const, has_s, has_d)
+                return C, Z.T @ G
+
+        else:
+
+            def objective(A):
+                C, G = dsne_objective(Z @ A, P, codes, const)
+                return C, Z.T @ G
 
         return objective, lambda: None
 

@@ -18,6 +18,7 @@ the figures does not re-run the fits.
 from __future__ import annotations
 
 import importlib
+import itertools
 import os
 from collections.abc import Mapping, Sequence
 
@@ -38,11 +39,37 @@ __all__ = [
     "recognition_run",
     "recognition_split",
     "select_by_cv",
+    "select_params_by_cv",
 ]
 
-#: columns of a recognition run's CSV (``cv_value``: the parameter value chosen by the
-#: cross-validation on the replication's training part, NaN without one)
-RUN_COLUMNS = ["seed", "dim", "accuracy", "n_iter", "converged", "n_classes", "cv_value"]
+
+class RawInput:
+    """The raw-input baseline of Figure 11: 1-NN on the method's input itself (the raw pixels
+    when ``pca`` is off). A recognition run scores it once per replication, at the input's full
+    dimension (``full_dimension_only``), not at the grid's leading columns."""
+
+    full_dimension_only = True
+
+    def __init__(self, n_components=None):
+        self.n_components = n_components
+
+    def fit(self, X, y=None):
+        self.n_components_ = np.asarray(X).shape[1]
+        return self
+
+    def transform(self, X):
+        return np.asarray(X, dtype=np.float64)
+
+
+#: dotted name of :class:`RawInput` (the config's ``estimator``)
+RAW = "graphdr.pipeline.papers.dee_compare.RawInput"
+
+#: columns of a recognition run's CSV (``cv_value``: the value of the first cross-validated
+#: parameter chosen on the replication's training part, NaN without one; ``cv_choice``: every
+#: chosen value, ``name=value`` joined by ``;``, empty without one)
+RUN_COLUMNS = [
+    "seed", "dim", "accuracy", "n_iter", "converged", "n_classes", "cv_value", "cv_choice",
+]  # fmt: skip
 
 
 def make_estimator(name: str, params: Mapping):
@@ -119,13 +146,16 @@ def recognition_run(
     one). ``pca``: the method sees the data projected on the ``pca`` leading principal axes of
     the training part (:func:`pca_basis`), train and test alike. ``nested``: fit once with
     ``n_components=None`` (every direction the method offers) and score the leading columns;
-    otherwise fit once per dimension of the grid that the input allows. ``cv`` (non-nested
-    methods): ``{param, values, dimension, folds}``: per replication, ``param`` is chosen among
-    ``values`` by :func:`select_by_cv` on the training part only, then every dimension is fitted
-    with it. Writes and returns the long table (:data:`RUN_COLUMNS`).
+    otherwise fit once per dimension of the grid that the input allows. ``cv``:
+    ``{param, values}`` or ``{grid: {param: values, ...}}``, with ``dimension``, ``folds`` and
+    optionally ``relative`` (parameters whose values are factors of the mean within-class
+    distance of the training part): per replication, the parameters are chosen by
+    :func:`select_params_by_cv` on the training part only, then the method is fitted with them
+    (every dimension, or the one nested fit). A ``full_dimension_only`` estimator
+    (:class:`RawInput`, :data:`RAW`): 1-NN on the input itself, one row per replication at its
+    full dimension. Writes and returns the long
+    table (:data:`RUN_COLUMNS`).
     """
-    if cv is not None and nested:
-        raise ValueError("cv is implemented for non-nested methods only (one fit per dimension).")
     dataset = load_npz(prepared)
     X, y = dataset.X, dataset.y
     rows = []
@@ -135,26 +165,35 @@ def recognition_run(
         if pca is not None:
             mean, basis = pca_basis(X_train, int(pca))
             X_train, X_test = (X_train - mean) @ basis, (X_test - mean) @ basis
+        n_classes = np.unique(y[train]).size
+        if getattr(_estimator_class(estimator), "full_dimension_only", False):
+            acc = one_nn_accuracy(X_train, y[train], X_test, y[test])
+            rows.append((seed, X_train.shape[1], acc, np.nan, True, n_classes, np.nan, ""))
+            continue
         cap = X_train.shape[1]
         seeded = dict(params)
         if _has_random_state(estimator):
             seeded["random_state"] = int(seed)
+        chosen, choice = np.nan, ""
+        if cv is not None:
+            picked, factors = select_params_by_cv(
+                estimator, seeded, X_train, y[train], seed=int(seed), **_cv_grid(cv)
+            )
+            seeded |= picked
+            first = next(iter(factors))
+            chosen = factors[first]
+            choice = ";".join(f"{k}={v:g}" for k, v in factors.items())
         if nested:
             model = make_estimator(estimator, seeded | {"n_components": None})
             model.fit(X_train, y[train])
             dims = nested_dimensions(dimensions, model.n_components_)
             Z_train, Z_test = model.transform(X_train), model.transform(X_test)
             acc = accuracy_curve(Z_train, y[train], Z_test, y[test], dims)
-            n_classes = np.unique(y[train]).size
             rows += [
-                (seed, d, a, np.nan, True, n_classes, np.nan)
+                (seed, d, a, np.nan, True, n_classes, chosen, choice)
                 for d, a in zip(dims, acc, strict=True)
             ]
             continue
-        chosen = np.nan
-        if cv is not None:
-            chosen = select_by_cv(estimator, seeded, X_train, y[train], seed=int(seed), **cv)
-            seeded[cv["param"]] = chosen
         for d in sorted({int(d) for d in dimensions if d <= cap}):
             model = make_estimator(estimator, seeded | {"n_components": d})
             model.fit(X_train, y[train])
@@ -163,13 +202,96 @@ def recognition_run(
             rows.append(
                 (
                     seed, d, acc, int(model.n_iter_), bool(model.converged_), np.unique(y).size,
-                    chosen,
+                    chosen, choice,
                 )
             )  # fmt: skip
     frame = pd.DataFrame(rows, columns=RUN_COLUMNS)
     frame["seed"] = frame["seed"].astype(int)
     io.write_csv(frame, output)
     return frame
+
+
+def _cv_grid(cv: Mapping) -> dict:
+    """``select_params_by_cv`` keywords from a ``cv`` spec (``param``/``values`` or ``grid``)."""
+    if ("grid" in cv) == ("param" in cv):
+        raise ValueError(f"cv needs either `grid` or `param` and `values`, got {sorted(cv)}.")
+    grid = dict(cv["grid"]) if "grid" in cv else {cv["param"]: list(cv["values"])}
+    return {
+        "grid": grid,
+        "relative": tuple(cv.get("relative", ())),
+        "dimension": int(cv["dimension"]),
+        "folds": int(cv.get("folds", 3)),
+    }
+
+
+def within_class_distance(X, y) -> float:
+    """Mean Euclidean distance between distinct same-class pairs of ``X`` (the unit of
+    ``relative`` cross-validated widths): what DEE's and DSNE's ``sigma="auto"`` computes
+    (``graphdr.methods.elastic.auto_sigma``; tested equal). Not imported from there: this
+    module's runs must not depend on the elastic module's source (DCV's and MMPA's jobs would
+    rerun on every edit of it)."""
+    sq = np.einsum("ij,ij->i", X, X)
+    D2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * X @ X.T, 0.0)
+    same = y[:, None] == y[None, :]
+    np.fill_diagonal(same, False)
+    d = np.sqrt(D2[same])
+    d = d[d > 0]
+    return float(d.mean()) if d.size else 1.0
+
+
+def select_params_by_cv(
+    estimator: str,
+    params: Mapping,
+    X,
+    y,
+    *,
+    grid: Mapping[str, Sequence],
+    dimension: int,
+    folds: int = 3,
+    relative: Sequence[str] = (),
+    seed: int = 0,
+) -> tuple[dict, dict]:
+    """The combination of ``grid`` values (every product, in order) with the best mean 1-NN
+    accuracy over a stratified ``folds``-fold split of (``X``, ``y``) (a replication's training
+    part), the method fitted at ``dimension`` (capped by the features); ties go to the first
+    combination. Parameters named in ``relative`` take their values as factors of the mean
+    within-class distance of the whole of ``X`` (:func:`within_class_distance`), the same
+    absolute value in every fold. Deterministic: the folds are shuffled with ``seed``.
+
+    Returns ``(params, factors)``: the chosen constructor values and the chosen grid values.
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    unknown = set(relative) - set(grid)
+    if unknown:
+        raise ValueError(f"relative names {sorted(unknown)} are not in the cv grid {list(grid)}.")
+    folds = min(int(folds), int(np.bincount(np.unique(y, return_inverse=True)[1]).min()))
+    if folds < 2:
+        raise ValueError(
+            f"cross-validation needs at least 2 samples of every class, the smallest class has "
+            f"{folds}; drop `cv` or give more training samples."
+        )
+    unit = within_class_distance(X, y) if relative else 1.0
+    d = min(int(dimension), X.shape[1])
+    split = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(X, y))
+    names = list(grid)
+    combos = list(itertools.product(*(grid[k] for k in names)))
+    best, best_score = None, -np.inf
+    for combo in combos:
+        values = {k: (v * unit if k in relative else v) for k, v in zip(names, combo, strict=True)}
+        accs = []
+        for fit_idx, val_idx in split:
+            model = make_estimator(estimator, dict(params) | values | {"n_components": d})
+            model.fit(X[fit_idx], y[fit_idx])
+            accs.append(
+                one_nn_accuracy(
+                    model.transform(X[fit_idx]), y[fit_idx], model.transform(X[val_idx]), y[val_idx]
+                )
+            )
+        score = float(np.mean(accs))
+        if score > best_score:
+            best, best_score = (values, dict(zip(names, combo, strict=True))), score
+    return best
 
 
 def select_by_cv(
@@ -184,34 +306,11 @@ def select_by_cv(
     folds: int = 3,
     seed: int = 0,
 ):
-    """The value of ``param`` among ``values`` with the best mean 1-NN accuracy over a
-    stratified ``folds``-fold split of (``X``, ``y``) (a replication's training part), the
-    method fitted at ``dimension`` (capped by the features); ties go to the first value.
-    Deterministic: the folds are shuffled with ``seed``."""
-    from sklearn.model_selection import StratifiedKFold
-
-    folds = min(int(folds), int(np.bincount(np.unique(y, return_inverse=True)[1]).min()))
-    if folds < 2:
-        raise ValueError(
-            f"cross-validation needs at least 2 samples of every class, the smallest class has "
-            f"{folds}; drop `cv` or give more training samples."
-        )
-    d = min(int(dimension), X.shape[1])
-    split = StratifiedKFold(folds, shuffle=True, random_state=seed).split(X, y)
-    split = list(split)
-    scores = []
-    for value in values:
-        accs = []
-        for fit_idx, val_idx in split:
-            model = make_estimator(estimator, dict(params) | {param: value, "n_components": d})
-            model.fit(X[fit_idx], y[fit_idx])
-            accs.append(
-                one_nn_accuracy(
-                    model.transform(X[fit_idx]), y[fit_idx], model.transform(X[val_idx]), y[val_idx]
-                )
-            )
-        scores.append(float(np.mean(accs)))
-    return values[int(np.argmax(scores))]
+    """The value of ``param`` among ``values`` chosen by :func:`select_params_by_cv`."""
+    picked, _ = select_params_by_cv(
+        estimator, params, X, y, grid={param: values}, dimension=dimension, folds=folds, seed=seed
+    )
+    return picked[param]
 
 
 def embedding_run(
@@ -250,7 +349,10 @@ def pca_basis(X, k: int) -> tuple[np.ndarray, np.ndarray]:
     return mean, V * np.where(signs == 0, 1.0, signs)
 
 
-def _has_random_state(estimator: str) -> bool:
+def _estimator_class(estimator: str):
     module, _, attr = estimator.rpartition(".")
-    cls = getattr(importlib.import_module(module or "graphdr.methods"), attr)
-    return "random_state" in cls().get_params()
+    return getattr(importlib.import_module(module or "graphdr.methods"), attr)
+
+
+def _has_random_state(estimator: str) -> bool:
+    return "random_state" in _estimator_class(estimator)().get_params()

@@ -269,6 +269,9 @@ def _recognition_dataset(variant, dataset, part: pd.DataFrame, within: float) ->
     # compared on the dimensions they share
     uncapped = top[top > int(part["n_classes"].max()) - 1].index
     uncapped = uncapped if len(uncapped) else top.index
+    # a one-point curve (the raw 1-NN baseline, at the pixel dimension) shares no dimension
+    n_dims = part.groupby("method")["dim"].nunique()
+    uncapped = uncapped[n_dims[uncapped].to_numpy() > 1]
     shared = None
     for m in uncapped:
         dims = set(part.loc[part["method"] == m, "dim"])
