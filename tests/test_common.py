@@ -80,6 +80,12 @@ def test_registry_maps_every_estimator_to_its_defining_module():
     assert make_estimator("KDA_GE", n_components=3).get_params()["n_components"] == 3
     with pytest.raises(ValueError, match="unknown estimator 'LDA'.*known: .*LDA_GE"):
         make_estimator("LDA")
+    # peers of the paper protocols by dotted path (scikit-learn's PCA, say)
+    from sklearn.decomposition import PCA
+
+    assert estimator_class("sklearn.decomposition.PCA") is PCA
+    with pytest.raises(ValueError, match="no class 'PCX' in an importable module"):
+        estimator_class("sklearn.decomposition.PCX")
 
 
 def test_methods_init_is_a_pure_reexport():

@@ -87,8 +87,15 @@ def test_imports_run_one_way():
 
 
 #: modules that may import by name at run time: the estimator registry (the one place that maps
-#: names to classes) and the dataset layer's loaders
-IMPORT_BY_NAME_ALLOWED = {"methods/registry.py", "datasets/_load.py", "datasets/_registry.py"}
+#: names to classes), the dataset layer's loaders, and the package's lazy export of the
+#: estimators (``graphdr.KDA_GE``): a visible import there would make every workflow job depend
+#: on every method module (``graphdr/__init__`` is imported by all)
+IMPORT_BY_NAME_ALLOWED = {
+    "methods/registry.py",
+    "datasets/_load.py",
+    "datasets/_registry.py",
+    "src/graphdr/__init__.py",
+}
 WORKFLOW = SRC.parents[1] / "workflow"
 
 

@@ -7,6 +7,8 @@ dataset or reporting layers.
 
 from __future__ import annotations
 
+import importlib
+
 __version__ = "0.1.0"
 
 _ESTIMATOR_NAMES = (
@@ -57,10 +59,8 @@ __all__ = [*_ESTIMATOR_NAMES, "__version__"]
 
 
 def __getattr__(name: str):
-    if name in _ESTIMATOR_NAMES:  # lazy: `import graphdr` stays light for the workflow scripts
-        from graphdr import methods
-
-        return getattr(methods, name)
+    if name in _ESTIMATOR_NAMES:
+        return getattr(importlib.import_module("graphdr.methods"), name)
     raise AttributeError(f"module 'graphdr' has no attribute {name!r}")
 
 

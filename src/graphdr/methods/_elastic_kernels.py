@@ -312,7 +312,7 @@ def dsne_objective(Y, P, labels, const=0.0):
     zs_row, zd_row = np.empty(n), np.empty(n)
     _dsne_partition_rows(YT, labels, zs_row, zd_row)
     zs, zd = float(np.sum(zs_row)), float(np.sum(zd_row))
-    has_s, has_d = _pair_kinds(labels)
+    has_s, has_d = pair_kinds(labels)
     inv_zs = 1.0 / zs if has_s else 0.0
     inv_zd = 1.0 / zd if has_d else 0.0
     G, crow = np.empty((n, YT.shape[0])), np.empty(n)
@@ -322,7 +322,7 @@ def dsne_objective(Y, P, labels, const=0.0):
     return C, G
 
 
-def _pair_kinds(labels) -> tuple[bool, bool]:
+def pair_kinds(labels) -> tuple[bool, bool]:
     """Whether there are same-class pairs and different-class pairs."""
     counts = np.bincount(labels)
     counts = counts[counts > 0]

@@ -35,13 +35,14 @@ from graphdr._numba import njit, numba  # numba only through _numba: per-user ca
 from graphdr._validation import check_n_classes, check_n_components
 from graphdr.kernels import squared_distances
 from graphdr.methods._elastic_kernels import (
-    _pair_kinds,
     dsne_objective,
     elastic_objective,
     entropic_affinities,
+    pair_kinds,
     place_out_of_sample,
 )
 from graphdr.optim import make_direction, minimize
+from graphdr.solvers import flip_signs
 
 __all__ = [
     "DEE",
@@ -173,18 +174,10 @@ def _encode_labels(y):
     return classes, codes.astype(np.int64).ravel()
 
 
-def _sign_rule(V: np.ndarray) -> np.ndarray:
-    """Largest-|.| entry of every column positive (graphdr's sign rule)."""
-    if V.size:
-        idx = np.argmax(np.abs(V), axis=0)
-        V *= np.where(V[idx, np.arange(V.shape[1])] < 0, -1.0, 1.0)
-    return V
-
-
 def _principal_axes(Xc: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Leading ``k`` right singular vectors (D x k, sign rule) and all singular values."""
     _, s, Vt = scipy.linalg.svd(Xc, full_matrices=False, lapack_driver="gesdd")
-    return _sign_rule(Vt[:k].T.copy()), s
+    return flip_signs(Vt[:k].T.copy()), s
 
 
 def _initial_projection(Xc, d, init, rng):
@@ -721,7 +714,7 @@ class DSNE(_LinearElastic):
         P, const = dsne_affinities(D2, codes, self.sigma_)
         del D2, same
         if _use_gram(Z.shape[0], d):
-            has_s, has_d = _pair_kinds(codes)
+            has_s, has_d = pair_kinds(codes)
 
             def objective(A):
                 C, G = _dsne_gram(Z @ A, P, codes, const, has_s, has_d)

@@ -57,13 +57,24 @@ ESTIMATOR_MODULES = {
 
 
 def estimator_class(name: str) -> type:
-    """The class registered as ``name`` (its module is imported on use)."""
+    """The class registered as ``name`` (its module is imported on use), or, for a dotted path
+    ``"package.module.Class"``, that class: the peers of a paper protocol (scikit-learn's
+    ``PCA``, ``TSNE``) and protocol-local models are named so in the configs."""
+    if isinstance(name, str) and "." in name:
+        module, _, attr = name.rpartition(".")
+        try:
+            return getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError) as err:
+            raise ValueError(
+                f"estimator {name!r}: no class {attr!r} in an importable module {module!r} "
+                f"({err}); name a graphdr estimator or the full dotted path of a class."
+            ) from None
     try:
         module = ESTIMATOR_MODULES[name]
     except (KeyError, TypeError):
         raise ValueError(
             f"unknown estimator {name!r} (graphdr.methods.registry); known: "
-            f"{sorted(ESTIMATOR_MODULES)}."
+            f"{sorted(ESTIMATOR_MODULES)}, or a dotted path 'package.module.Class'."
         ) from None
     return getattr(importlib.import_module(module), name)
 

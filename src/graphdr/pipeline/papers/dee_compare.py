@@ -17,7 +17,6 @@ the figures does not re-run the fits.
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import os
 from collections.abc import Mapping, Sequence
@@ -27,7 +26,9 @@ import pandas as pd
 
 from graphdr.datasets.prepared import load_npz
 from graphdr.evaluation.splits import per_class_count_split
+from graphdr.methods.registry import estimator_class
 from graphdr.pipeline import io
+from graphdr.solvers import column_signs
 
 __all__ = [
     "accuracy_curve",
@@ -73,9 +74,9 @@ RUN_COLUMNS = [
 
 
 def make_estimator(name: str, params: Mapping):
-    """``name(**params)``: a :mod:`graphdr.methods` class, or a dotted path to any class."""
-    module, _, attr = name.rpartition(".")
-    return getattr(importlib.import_module(module or "graphdr.methods"), attr)(**dict(params))
+    """``name(**params)``: a registered graphdr estimator, or a dotted path to any class
+    (:func:`graphdr.methods.registry.estimator_class`)."""
+    return estimator_class(name)(**dict(params))
 
 
 def recognition_split(y, *, seed: int, train_per_class=None, train_fraction=None):
@@ -166,7 +167,7 @@ def recognition_run(
             mean, basis = pca_basis(X_train, int(pca))
             X_train, X_test = (X_train - mean) @ basis, (X_test - mean) @ basis
         n_classes = np.unique(y[train]).size
-        if getattr(_estimator_class(estimator), "full_dimension_only", False):
+        if getattr(estimator_class(estimator), "full_dimension_only", False):
             acc = one_nn_accuracy(X_train, y[train], X_test, y[test])
             rows.append((seed, X_train.shape[1], acc, np.nan, True, n_classes, np.nan, ""))
             continue
@@ -345,14 +346,8 @@ def pca_basis(X, k: int) -> tuple[np.ndarray, np.ndarray]:
     if k > Vt.shape[0]:
         raise ValueError(f"pca={k} exceeds the {Vt.shape[0]} principal axes of the data.")
     V = Vt[:k].T
-    signs = np.sign(V[np.argmax(np.abs(V), axis=0), np.arange(k)])
-    return mean, V * np.where(signs == 0, 1.0, signs)
-
-
-def _estimator_class(estimator: str):
-    module, _, attr = estimator.rpartition(".")
-    return getattr(importlib.import_module(module or "graphdr.methods"), attr)
+    return mean, V * column_signs(V)
 
 
 def _has_random_state(estimator: str) -> bool:
-    return "random_state" in _estimator_class(estimator)().get_params()
+    return "random_state" in estimator_class(estimator)().get_params()

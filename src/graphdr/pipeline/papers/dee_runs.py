@@ -25,7 +25,6 @@ re-runs the figures and tables, not the fits.
 
 from __future__ import annotations
 
-import importlib
 import os
 import time
 import warnings
@@ -34,6 +33,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from graphdr.datasets.prepared import load_npz
+from graphdr.methods.registry import estimator_class
 from graphdr.pipeline import io
 
 __all__ = ["TIMING_MARK", "is_timing_output", "optimizer_run", "start_records"]
@@ -66,7 +66,7 @@ def optimizer_run(
     if isinstance(starts, bool) or not isinstance(starts, int) or starts < 1:
         raise ValueError(f"starts must be an integer >= 1, got {starts!r}.")
     dataset = load_npz(prepared)
-    make = getattr(importlib.import_module("graphdr.methods"), estimator)
+    make = estimator_class(estimator)
     _warm_up(make, params, optimizer, dataset)
     seed0 = int(params.get("random_state") or 0)
     arrays = {
