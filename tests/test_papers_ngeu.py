@@ -408,8 +408,9 @@ CLAIMS = Path(__file__).resolve().parents[1] / "config" / "references" / "ngeu_c
 
 def _frame_for(claims, seed=0):
     """A results frame of the right shape for every checked claim: per-sample rows for
-    ``correct`` (60 samples), folds for ``accuracy`` (1 for Table I, 3 for Table II), one row for
-    ``fold_std`` and ``angle_degrees``."""
+    ``correct`` (60 samples), 6 splits for ``accuracy`` (the protocol's repeated splits: fewer
+    leave a Wilcoxon claim "not checked, too few units"), one row for ``fold_std`` and
+    ``angle_degrees``."""
     rng = np.random.default_rng(seed)
     rows = []
     for c in claims:
@@ -421,7 +422,7 @@ def _frame_for(claims, seed=0):
                     splits = [str(i) for i in range(60)]
                     values = rng.integers(0, 2, len(splits)).astype(float)
                 elif c.metric == "accuracy":
-                    splits = [str(i) for i in range(3 if c.study == "table2" else 1)]
+                    splits = [str(i) for i in range(6)]
                     values = rng.uniform(60, 100, len(splits))
                 else:
                     splits, values = [""], rng.uniform(0.5, 40, 1)
