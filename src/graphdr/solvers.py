@@ -222,7 +222,6 @@ class SharedCholesky:
         if not np.shares_memory(factor, K):  # f2py copied: the in-place contract is broken
             raise RuntimeError("dpotrf did not factorise in place.")
         self.ok = info == 0
-        self.factor_diag = K.diagonal().copy()
 
     def solve(self, B: np.ndarray) -> np.ndarray:
         """``A^-1 B``."""

@@ -88,7 +88,7 @@ def _paired(
     sub = data[data["method"].isin([a, b])]
     means = _means(sub).dropna() if {a, b} <= set(sub["method"]) else pd.DataFrame()
     n = len(means)
-    if n >= MIN_UNITS and comparisons * stats.min_wilcoxon_p(n) < ALPHA:
+    if n >= MIN_UNITS and _reachable(n, comparisons):
         return means[a].to_numpy(), means[b].to_numpy(), f"{n} datasets (means over splits)"
     wide = sub.pivot_table(index=["dataset", "split"], columns="method", values="value").dropna()
     if a not in wide or b not in wide or wide.empty:
@@ -101,6 +101,12 @@ def _paired(
         wide[b].to_numpy(),
         f"{len(wide)} (dataset, split) pairs over {nd} dataset(s)",
     )
+
+
+def _reachable(n: int, comparisons: int = 1) -> bool:
+    """Whether a two-sided exact Wilcoxon test over ``n`` pairs can reach ALPHA after Holm over
+    ``comparisons`` (its smallest p, every difference of one sign, times the comparisons)."""
+    return comparisons * stats.min_wilcoxon_p(n) < ALPHA
 
 
 def _compare(
@@ -117,11 +123,11 @@ def _compare(
         units = f"{x.size} test samples (exact McNemar)"
     else:
         test = stats.wilcoxon_paired(x, y)
-        best = comparisons * stats.min_wilcoxon_p(test.n)
-        if best >= ALPHA and abs(gap) > margin:  # a gap within the margin is a tie anyway
+        if not _reachable(test.n, comparisons) and abs(gap) > margin:  # else a tie anyway
             raise TooFewUnits(
                 f"{test.n} paired unit(s) ({units}): the exact Wilcoxon test's smallest p "
-                f"(x {comparisons} comparison(s)) is {best:.3g}, not below {ALPHA:g}; "
+                f"(x {comparisons} comparison(s)) is "
+                f"{comparisons * stats.min_wilcoxon_p(test.n):.3g}, not below {ALPHA:g}; "
                 f"it needs at least {MIN_UNITS} units"
             )
     outcome = ("yes" if gap > 0 else "no") if test.p < ALPHA else "tie"

@@ -26,14 +26,13 @@ import pandas as pd
 
 from graphdr.datasets.prepared import load_npz
 from graphdr.evaluation.splits import per_class_count_split
-from graphdr.methods.registry import estimator_class
+from graphdr.methods.registry import estimator_class, make_estimator
 from graphdr.pipeline import io
 from graphdr.solvers import column_signs
 
 __all__ = [
     "accuracy_curve",
     "embedding_run",
-    "make_estimator",
     "nested_dimensions",
     "one_nn_accuracy",
     "pca_basis",
@@ -71,12 +70,6 @@ RAW = "graphdr.pipeline.papers.dee_compare.RawInput"
 RUN_COLUMNS = [
     "seed", "dim", "accuracy", "n_iter", "converged", "n_classes", "cv_value", "cv_choice",
 ]  # fmt: skip
-
-
-def make_estimator(name: str, params: Mapping):
-    """``name(**params)``: a registered graphdr estimator, or a dotted path to any class
-    (:func:`graphdr.methods.registry.estimator_class`)."""
-    return estimator_class(name)(**dict(params))
 
 
 def recognition_split(y, *, seed: int, train_per_class=None, train_fraction=None):
@@ -185,7 +178,7 @@ def recognition_run(
             chosen = factors[first]
             choice = ";".join(f"{k}={v:g}" for k, v in factors.items())
         if nested:
-            model = make_estimator(estimator, seeded | {"n_components": None})
+            model = make_estimator(estimator, **(seeded | {"n_components": None}))
             model.fit(X_train, y[train])
             dims = nested_dimensions(dimensions, model.n_components_)
             Z_train, Z_test = model.transform(X_train), model.transform(X_test)
@@ -196,7 +189,7 @@ def recognition_run(
             ]
             continue
         for d in sorted({int(d) for d in dimensions if d <= cap}):
-            model = make_estimator(estimator, seeded | {"n_components": d})
+            model = make_estimator(estimator, **(seeded | {"n_components": d}))
             model.fit(X_train, y[train])
             Z_train, Z_test = model.transform(X_train), model.transform(X_test)
             acc = one_nn_accuracy(Z_train, y[train], Z_test, y[test])
@@ -282,7 +275,7 @@ def select_params_by_cv(
         values = {k: (v * unit if k in relative else v) for k, v in zip(names, combo, strict=True)}
         accs = []
         for fit_idx, val_idx in split:
-            model = make_estimator(estimator, dict(params) | values | {"n_components": d})
+            model = make_estimator(estimator, **(dict(params) | values | {"n_components": d}))
             model.fit(X[fit_idx], y[fit_idx])
             accs.append(
                 one_nn_accuracy(
@@ -324,7 +317,7 @@ def embedding_run(
     """Fit ``estimator(**params)`` on every sample of ``prepared`` (labels passed; unsupervised
     methods ignore them) and write the embedding ``Z`` with ``y`` and ``class_names``."""
     dataset = load_npz(prepared)
-    model = make_estimator(estimator, params)
+    model = make_estimator(estimator, **params)
     Z = np.asarray(model.fit_transform(dataset.X, dataset.y), dtype=np.float64)
     arrays = {
         "Z": Z,
