@@ -7,3 +7,12 @@ the rows and the environment to ``benchmarks/results/<name>.json`` (``<name>-qui
 ``--quick``; git-ignored). Speed is measured here, never asserted in the unit tests. See
 docs/benchmarks.md.
 """
+
+import os as _os
+
+# before numpy loads (this package is imported first): the workflow's OpenBLAS settings, unless
+# the environment sets its own (graphdr.pipeline.runtime imports no numpy)
+from graphdr.pipeline.runtime import BLAS_ENVIRONMENT as _BLAS_ENVIRONMENT
+
+for _var, _value in _BLAS_ENVIRONMENT.items():
+    _os.environ.setdefault(_var, _value)

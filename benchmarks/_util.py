@@ -177,6 +177,7 @@ def environment() -> dict:
         "numba_threads": numba.get_num_threads(),
         "numba_threading_layer": _threading_layer(numba),
         "blas": sorted(set(blas)),
+        "openblas_thread_timeout": os.environ.get("OPENBLAS_THREAD_TIMEOUT", "(OpenBLAS default)"),
         "load_average_1min": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
     }

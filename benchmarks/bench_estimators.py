@@ -15,18 +15,25 @@ and against the floors of their two solver paths.
   upper one holding the Cholesky factor) vs numpy's GEMM with a full symmetric copy, and BLAS
   ``dsymm`` printed beside it (the routine it replaces). Target: at most 1.3x GEMM.
 
+* Two BLAS pools: a numpy GEMM (numpy's OpenBLAS) alternating with a scipy Cholesky solve
+  (scipy's OpenBLAS), as the low-rank solver does, against the two alone. Target: at most 1.2x.
+  Fails when idle threads of one pool spin while the other works (OpenBLAS's default thread
+  timeout; ``graphdr.pipeline.runtime.BLAS_ENVIRONMENT``, set by this package, fixes it).
+
 Data: N samples, D = 1024 features, C = 20 Gaussian classes; RBF kernel with gamma = 1/D.
 BLAS threads are whatever the machine gives (the same for ours and the peer, interleaved rounds).
 """
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import scipy.linalg
 from sklearn.decomposition import KernelPCA
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
-from benchmarks._util import compare_best, row
+from benchmarks._util import compare_best, row, timeit_best
 from graphdr.kernels import center_kernel_train, pairwise_kernel
 from graphdr.methods import KDA_GE, KPCA_GE, LDA_GE
 from graphdr.solvers import lower_symmetric_product
@@ -55,7 +62,37 @@ def run(quick: bool) -> list[dict]:
         rows += _lowrank_rows(n, d)
     for n in QUICK_LOWRANK_SIZES if quick else LOWRANK_SIZES[:2]:
         rows += _product_rows(n)
+    rows += _pool_rows(QUICK_LOWRANK_SIZES[0] if quick else LOWRANK_SIZES[0])
     return rows
+
+
+def _pool_rows(n: int) -> list[dict]:
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((n, 300))
+    factor = scipy.linalg.cho_factor(A @ A.T + n * np.eye(n))
+    K, B, M = A @ A.T, rng.standard_normal((n, C - 1)), rng.standard_normal((n, 3 * (C - 1)))
+
+    def both():
+        K @ M
+        scipy.linalg.cho_solve(factor, B, check_finite=False)
+
+    # back-to-back repeats, not interleaved rounds: "alone" means after a call of the same pool
+    t = {
+        "gemm": timeit_best(lambda: K @ M, repeat=15),
+        "solve": timeit_best(lambda: scipy.linalg.cho_solve(factor, B, check_finite=False), 15),
+        "both": timeit_best(both, repeat=15),
+    }
+    timeout = os.environ.get("OPENBLAS_THREAD_TIMEOUT", "OpenBLAS default")
+    return [
+        row(
+            f"two BLAS pools N={n}",
+            "numpy GEMM + scipy solve alternating / the two alone",
+            t["both"] / (t["gemm"] + t["solve"]),
+            at_most=1.2,
+            details=f"alternating {t['both'] * 1e3:.1f} ms, GEMM {t['gemm'] * 1e3:.1f} ms, "
+            f"solve {t['solve'] * 1e3:.1f} ms, OPENBLAS_THREAD_TIMEOUT={timeout}",
+        )
+    ]
 
 
 def _product_rows(n: int) -> list[dict]:

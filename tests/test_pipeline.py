@@ -439,12 +439,39 @@ def test_resources_precedence():
 def test_job_environment_precedence(monkeypatch):
     monkeypatch.setattr(plan, "_user", lambda: "alice")
     config = {"numba_cache_dir": "/scratch/{user}/numba", "data": {"mirror": "/m", "home": None}}
+    blas = {"OPENBLAS_THREAD_TIMEOUT": "16"}
     env = plan.job_environment(config, {})
-    assert env == {"NUMBA_CACHE_DIR": "/scratch/alice/numba", "GRAPHDR_DATA_MIRROR": "/m"}
-    env = plan.job_environment(config, {"NUMBA_CACHE_DIR": "/c", "GRAPHDR_DATA_MIRROR": ""})
-    assert env == {"NUMBA_CACHE_DIR": "/c", "GRAPHDR_DATA_MIRROR": ""}  # environment wins
+    assert env == {"NUMBA_CACHE_DIR": "/scratch/alice/numba", "GRAPHDR_DATA_MIRROR": "/m", **blas}
+    env = plan.job_environment(
+        config, {"NUMBA_CACHE_DIR": "/c", "GRAPHDR_DATA_MIRROR": "", "OPENBLAS_THREAD_TIMEOUT": "8"}
+    )
+    assert env == {  # environment wins
+        "NUMBA_CACHE_DIR": "/c",
+        "GRAPHDR_DATA_MIRROR": "",
+        "OPENBLAS_THREAD_TIMEOUT": "8",
+    }
     env = plan.job_environment({}, {"XDG_CACHE_HOME": "/x"})
-    assert env == {"NUMBA_CACHE_DIR": os.path.join("/x", "graphdr", "numba")}
+    assert env == {"NUMBA_CACHE_DIR": os.path.join("/x", "graphdr", "numba"), **blas}
+
+
+def test_blas_environment_reaches_make_and_the_benchmarks():
+    """The Makefile exports the same OpenBLAS settings as the workflow's jobs, and the benchmark
+    package sets them before numpy loads (its first import)."""
+    from graphdr.pipeline.runtime import BLAS_ENVIRONMENT
+
+    makefile = (SRC.parent / "Makefile").read_text()
+    for var, value in BLAS_ENVIRONMENT.items():
+        assert re.search(rf"^export {var} \?= {value}$", makefile, re.M), var
+    code = (
+        "import os, sys; import benchmarks; assert 'numpy' not in sys.modules; "
+        "print(os.environ.get('OPENBLAS_THREAD_TIMEOUT'))"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_ENVIRONMENT}
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=SRC.parent, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == BLAS_ENVIRONMENT["OPENBLAS_THREAD_TIMEOUT"]
 
 
 def test_registry_record_changes_only_with_its_dataset(tmp_path):

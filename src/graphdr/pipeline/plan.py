@@ -16,6 +16,8 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
+from graphdr.pipeline.runtime import BLAS_ENVIRONMENT
+
 #: split kinds of ``experiments.<name>.split.kind`` (drawn by :mod:`graphdr.pipeline.splits`)
 SPLIT_KINDS = ("stratified", "predefined", "per_class_index", "per_class_count", "kfold")
 
@@ -306,7 +308,8 @@ def default_numba_cache_dir(environ: Mapping[str, str]) -> str:
 
 
 def job_environment(config: Mapping, environ: Mapping[str, str]) -> dict[str, str]:
-    """Environment variables every job gets: the numba cache and the data locations.
+    """Environment variables every job gets: the numba cache, the data locations and the
+    OpenBLAS settings of :data:`graphdr.pipeline.runtime.BLAS_ENVIRONMENT`.
 
     An environment variable already set wins over the config (site settings such as a mirror
     belong to the machine, not to the experiment); a config value of null leaves the variable
@@ -329,4 +332,6 @@ def job_environment(config: Mapping, environ: Mapping[str, str]) -> dict[str, st
         value = environ.get(var) if var in environ else data.get(key)
         if value is not None:
             env[var] = os.path.expanduser(str(value))
+    for var, value in BLAS_ENVIRONMENT.items():
+        env[var] = environ.get(var, value)
     return env
