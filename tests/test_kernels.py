@@ -425,7 +425,9 @@ def _health_reference(K, rows):
     return float(np.median(best)) if best else 1.0
 
 
-@pytest.mark.parametrize("case", ["rbf", "zero_diagonal", "negative_diagonal", "large"])
+@pytest.mark.parametrize(
+    "case", ["rbf", "zero_diagonal", "negative_diagonal", "nonfinite", "float32", "large"]
+)
 def test_kernel_health_similarity_matches_its_definition(case):
     from graphdr.kernels import _HEALTH_ROWS, kernel_health, pairwise_kernel
 
@@ -436,6 +438,10 @@ def test_kernel_health_similarity_matches_its_definition(case):
         K[7, :] = K[:, 7] = 0.0
     if case == "negative_diagonal":  # an indefinite precomputed kernel
         K[3, 3] = -0.5
+    if case == "nonfinite":  # entries that are no one's neighbour, the diagonal left intact
+        K[5, 9], K[9, 5], K[2, 40] = np.nan, np.inf, -np.inf
+    if case == "float32":
+        K = K.astype(np.float32)
     rows = np.unique(np.linspace(0, n - 1, min(n, _HEALTH_ROWS)).round().astype(np.intp))
     if case == "large":  # the reference on a sample of the sampled rows (its loop is slow)
         found = kernel_health(K)
@@ -446,6 +452,11 @@ def test_kernel_health_similarity_matches_its_definition(case):
         assert 0 < found.neighbour_similarity <= 1
         assert abs(np.median(S.max(axis=1)) - found.neighbour_similarity) < 0.05
         return
-    assert kernel_health(K).neighbour_similarity == pytest.approx(
-        _health_reference(K, rows), rel=1e-12
+    found = kernel_health(K)
+    assert found.neighbour_similarity == pytest.approx(
+        _health_reference(K.astype(np.float64), rows), rel=1e-12
     )
+    if case != "nonfinite":  # tr(H S H) / tr(S) of the sampled sub-kernel S, with numpy
+        S = K[np.ix_(rows, rows)].astype(np.float64)
+        share = (np.trace(S) - S.sum() / rows.size) / np.trace(S)
+        assert found.centred_share == pytest.approx(max(share, 0.0), rel=1e-9, abs=1e-15)

@@ -576,6 +576,42 @@ class KernelHealth(NamedTuple):
         return self.centred_share < CONSTANT_SHARE
 
 
+@njit(parallel=True)
+def _best_neighbours(K, rows, inv):  # pragma: no cover - compiled; tested against numpy
+    """For each sampled row ``i``: the largest finite ``K_ij inv_j inv_i`` over ``j != i`` with
+    ``inv_j > 0`` (-inf if none), in float64, without the rows x N copy a vectorised version
+    needs (the health check runs on every kernel fit)."""
+    out = np.empty(rows.size)
+    for t in prange(rows.size):
+        i = rows[t]
+        s = inv[i]
+        best = -np.inf
+        for j in range(K.shape[1]):
+            if j == i or inv[j] == 0.0:
+                continue
+            v = (np.float64(K[i, j]) * inv[j]) * s
+            if np.isfinite(v) and v > best:
+                best = v
+        out[t] = best
+    return out
+
+
+@njit
+def _sub_kernel_sums(K, rows):  # pragma: no cover - compiled; tested against numpy
+    """Trace and sum, in float64, of the sub-kernel ``K[rows][:, rows]`` (row by row, then the
+    row totals: the rounding error stays ~rows * eps, as the centred share of a near-constant
+    kernel is a difference of the two)."""
+    trace = 0.0
+    total = 0.0
+    for a in range(rows.size):
+        trace += np.float64(K[rows[a], rows[a]])
+        row = 0.0
+        for b in range(rows.size):
+            row += np.float64(K[rows[a], rows[b]])
+        total += row
+    return trace, total
+
+
 def kernel_health(K) -> KernelHealth:
     """Neighbour similarity and centred share of an (uncentred) N x N training kernel ``K``.
 
@@ -590,31 +626,18 @@ def kernel_health(K) -> KernelHealth:
     n = K.shape[0]
     rows = np.unique(np.linspace(0, n - 1, min(n, _HEALTH_ROWS)).round().astype(np.intp))
     diag = np.asarray(np.diagonal(K), dtype=np.float64)
-    S = np.asarray(K[rows], dtype=np.float64)  # fancy indexing: a fresh copy, scaled in place
-    sub = S[:, rows]
     if n > 1:
-        # S_ij = K_ij / sqrt(|K_ii K_jj|) by two in-place row/column scalings (a 1000 x N block:
-        # a few passes, not an outer product and a division); a zero diagonal makes the
-        # sample no one's neighbour
+        # a zero diagonal makes the sample no one's neighbour (and its own row is dropped)
         with np.errstate(divide="ignore"):
             inv = 1.0 / np.sqrt(np.abs(diag))
-        zero = ~np.isfinite(inv)
-        inv[zero] = 0.0
-        S *= inv[None, :]
-        S *= inv[rows][:, None]
-        S[np.arange(rows.size), rows] = -np.inf
-        if zero.any():
-            S[:, zero] = -np.inf
-        best = S.max(axis=1)
-        if not np.isfinite(best).all():  # NaN or inf entries in K: they are no neighbours
-            S[~np.isfinite(S)] = -np.inf
-            best = S.max(axis=1)
+        inv[~np.isfinite(inv)] = 0.0
+        best = _best_neighbours(K, rows, inv)
         best = best[np.isfinite(best) & (diag[rows] > 0)]
         similarity = float(np.median(best)) if best.size else 1.0
     else:
         similarity = 1.0
-    trace = float(np.trace(sub))
-    centred = trace - float(sub.sum()) / rows.size
+    trace, total = _sub_kernel_sums(K, rows)
+    centred = trace - total / rows.size
     share = centred / trace if trace > 0 else 0.0
     return KernelHealth(similarity, max(share, 0.0), int(rows.size))
 
