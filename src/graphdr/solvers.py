@@ -157,7 +157,7 @@ def _mirror_lower(K, diag):  # pragma: no cover - compiled; tested against numpy
 
 
 #: side of the diagonal blocks :func:`lower_symmetric_product` symmetrises in a copy
-SYMM_LEAF = 128
+SYMM_LEAF = 64
 
 
 def lower_symmetric_product(K: np.ndarray, diag: np.ndarray, B: np.ndarray) -> np.ndarray:
