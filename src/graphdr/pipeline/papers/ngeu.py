@@ -50,6 +50,7 @@ __all__ = [
     "select",
     "select_task",
     "split_indices",
+    "split_variant",
 ]
 
 #: classifiers on the raw features (no embedding)
@@ -58,6 +59,17 @@ RAW_METHODS = ("knn", "svm", "tree")
 #: the selection of every method ("primary", the paper's), and of the kernel methods with the
 #: kernel fixed ("kernel=<name>": the kernel sensitivity of the gain claims)
 PRIMARY = "primary"
+#: a sensitivity copy of a method is named ``<method>@<variant>`` (``KDA_GE@solver=positive``;
+#: workflow/rules/common_ngeu.smk, ``ngeu_expand_variants``)
+VARIANT_SEP = "@"
+
+
+def split_variant(name: str) -> tuple[str, str]:
+    """``("KDA_GE", "solver=positive")`` of ``"KDA_GE@solver=positive"``; ``(name, "primary")``
+    for a method of the primary run."""
+    base, _, variant = name.partition(VARIANT_SEP)
+    return base, variant or PRIMARY
+
 
 # ---- splits ----------------------------------------------------------------------------------
 

@@ -1,7 +1,12 @@
-"""The NGEU paper's solver rule, ``solve_graph_embedding(..., solver="positive")``: "the
-eigenvector with the minimal positive eigenvalue" (null-space directions of the intrinsic scatter
-skipped), against an independent dense reference built from ``scipy.linalg.null_space`` and
-``scipy.linalg.eigh`` on small random problems."""
+"""The settings of the NGEU paper's sensitivity runs.
+
+* The solver rule ``solve_graph_embedding(..., solver="positive")``: "the eigenvector with the
+  minimal positive eigenvalue" (null-space directions of the intrinsic scatter skipped), against
+  an independent dense reference built from ``scipy.linalg.null_space`` and ``scipy.linalg.eigh``
+  on small random problems.
+* The diagonal convention of the expected kernel (``NGEU(diagonal="mean_embedding")``:
+  ``<mu_i, mu_i>`` instead of ``E k(x, x)``), against closed forms and Monte Carlo.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,9 @@ import numpy as np
 import pytest
 import scipy.linalg
 
+from graphdr.expected_kernels import mean_embedding_norms
 from graphdr.methods.graph_embedding import KDA_GE, solve_graph_embedding
-from graphdr.methods.uncertain import KDA_NGEU
+from graphdr.methods.uncertain import KDA_NGEU, KMFA_NGEU
 
 
 def _psd(rng, n, rank):
@@ -105,3 +111,49 @@ def test_estimators_accept_the_rule_and_ngeu_leaves_the_null_space():
     )
     with pytest.raises(ValueError, match="solver must be one of"):
         KDA_GE(solver="smallest").fit(X, y)
+
+
+# ---- the diagonal convention --------------------------------------------------------------
+
+
+def test_mean_embedding_norms_closed_forms_and_monte_carlo():
+    rng = np.random.default_rng(0)
+    X, v = rng.normal(size=(4, 3)), rng.uniform(0.1, 0.5, size=4)
+    np.testing.assert_allclose(
+        mean_embedding_norms(X, v, kernel="linear"), np.einsum("ij,ij->i", X, X), atol=1e-12
+    )
+    np.testing.assert_allclose(
+        mean_embedding_norms(X, v, kernel="rbf", gamma=0.3), (1 + 4 * 0.3 * v) ** -1.5, rtol=1e-12
+    )
+    # diagonal covariances, rbf and poly-2: E k(x, x') over independent draws of one Gaussian
+    S = rng.uniform(0.05, 0.4, size=(4, 3))
+    x = X[:, None, :] + np.sqrt(S)[:, None, :] * rng.normal(size=(4, 200_000, 3))
+    x2 = X[:, None, :] + np.sqrt(S)[:, None, :] * rng.normal(size=(4, 200_000, 3))
+    rbf = np.exp(-0.3 * ((x - x2) ** 2).sum(axis=2)).mean(axis=1)
+    poly = ((0.5 * (x * x2).sum(axis=2) + 1.0) ** 2).mean(axis=1)
+    np.testing.assert_allclose(mean_embedding_norms(X, S, kernel="rbf", gamma=0.3), rbf, rtol=5e-3)
+    np.testing.assert_allclose(
+        mean_embedding_norms(X, S, kernel="poly", gamma=0.5, coef0=1.0), poly, rtol=1e-2
+    )
+
+
+def test_mean_embedding_diagonal_makes_linear_ngeu_linear_ge():
+    """The paper's remark: with a linear kernel the uncertainty enters only through the
+    diagonal; without it (the two-variable convention) NGEU is GE."""
+    rng = np.random.default_rng(1)
+    y = np.repeat([0, 1, 2], 15)
+    X = rng.normal(size=(45, 4)) + 2.0 * rng.normal(size=(3, 4))[y]
+    ngeu = KDA_NGEU(kernel="linear", beta=0.3, diagonal="mean_embedding").fit(X, y)
+    ge = KDA_GE(kernel="linear").fit(X, y)
+    np.testing.assert_allclose(np.abs(ngeu.transform(X)), np.abs(ge.transform(X)), atol=1e-8)
+    one = KDA_NGEU(kernel="linear", beta=0.3).fit(X, y)
+    assert np.abs(np.abs(one.transform(X)) - np.abs(ge.transform(X))).max() > 1e-3
+    # rbf: the diagonal changes (1 -> (1 + 4 gamma sigma^2)^(-D/2)), and with it the model
+    rbf = {
+        d: KMFA_NGEU(n_components=2, beta=0.3, diagonal=d).fit(X, y)
+        for d in ("one_variable", "mean_embedding")
+    }
+    gap = np.abs(rbf["one_variable"].transform(X)) - np.abs(rbf["mean_embedding"].transform(X))
+    assert np.abs(gap).max() > 1e-3
+    with pytest.raises(ValueError, match="diagonal must be one of"):
+        KDA_NGEU(diagonal="two").fit(X, y)
