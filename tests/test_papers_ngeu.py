@@ -378,9 +378,9 @@ def test_results_frame_has_the_ledger_units(tmp_path):
         + _samples("a", "kernel=rbf", 0, [9, 3, 5, 7], [0, 1, 0, 1])
         + _samples("b", "primary", 0, [9, 3, 5, 7], [1, 0, 0, 1])
         + _samples("c", "primary", 0, [9, 3, 5, 7], [0, 0, 0, 1])
-        # a sensitivity copy of "a" (another solver rule), its own selection and kernel=rbf
-        + _samples("a@solver=positive", "primary", 0, [9, 3, 5, 7], [0, 0, 0, 1])
-        + _samples("a@solver=positive", "kernel=rbf", 0, [9, 3, 5, 7], [1, 0, 0, 1]),
+        # a sensitivity copy of "a" (another diagonal), its own selection and kernel=rbf
+        + _samples("a@diagonal=mean_embedding", "primary", 0, [9, 3, 5, 7], [0, 0, 0, 1])
+        + _samples("a@diagonal=mean_embedding", "kernel=rbf", 0, [9, 3, 5, 7], [1, 0, 0, 1]),
     )
     cv = _task_files(
         tmp_path,
@@ -390,8 +390,8 @@ def test_results_frame_has_the_ledger_units(tmp_path):
         + _samples("a", "primary", 1, [1, 3], [1, 1])
         + _samples("b", "primary", 0, [0, 2], [0, 1])
         + _samples("b", "primary", 1, [1, 3], [1, 0])
-        + _samples("a@solver=positive", "primary", 0, [0, 2], [0, 0])
-        + _samples("a@solver=positive", "primary", 1, [1, 3], [1, 0]),
+        + _samples("a@diagonal=mean_embedding", "primary", 0, [0, 2], [0, 0])
+        + _samples("a@diagonal=mean_embedding", "primary", 1, [1, 3], [1, 0]),
     )
     table = {"methods": ["a", "b", "c"], "claims": [["B", "A"]]}
     tables = {
@@ -404,7 +404,8 @@ def test_results_frame_has_the_ledger_units(tmp_path):
         "positive": {"angle_degrees": {"LDA": 3.0, "MFA": 15.0}, "directions": {}},
     }
     toy.write_text(json.dumps(runs["regularized"] | {"solvers": runs}))
-    frame = ngeu_report.results_frame(tables, METHODS, toy)
+    variants = {"diagonal=mean_embedding": {"params": {"diagonal": "mean_embedding"}}}
+    frame = ngeu_report.results_frame(tables, METHODS, toy, variants)
     assert tuple(frame.columns) == ledger.RESULT_COLUMNS
     ledger.check_results(frame)
     assert set(frame["paper"]) == {"ngeu"}
@@ -430,30 +431,37 @@ def test_results_frame_has_the_ledger_units(tmp_path):
     a = pick(study="table1", metric="correct", method="A", variant="primary")
     assert list(a["split"]) == ["3", "5", "7", "9"]  # sorted by sample
     assert list(a["value"]) == [1.0, 0.0, 1.0, 1.0]
-    # the sensitivity copy under its variant; "b", not re-run, keeps its rows under it
+    # the sensitivity copy under its variant; "b" (GE: no diagonal) keeps its rows under it
     assert set(correct["variant"]) == {
         "primary",
         "kernel=rbf",
-        "solver=positive",
-        "solver=positive+kernel=rbf",
+        "diagonal=mean_embedding",
+        "diagonal=mean_embedding+kernel=rbf",
     }
-    assert set(pick(study="table1", metric="correct", variant="solver=positive")["method"]) == {
+    assert set(
+        pick(study="table1", metric="correct", variant="diagonal=mean_embedding")["method"]
+    ) == {
         "A",
         "B",
     }
-    b_copy = pick(study="table1", metric="correct", method="B", variant="solver=positive")
+    b_copy = pick(study="table1", metric="correct", method="B", variant="diagonal=mean_embedding")
     assert list(b_copy["value"]) == [0.0, 0.0, 1.0, 1.0]  # b's primary rows, by sample
     # several splits: the claims use the per-split accuracies; no per-sample rows
     assert pick(study="table2", metric="correct").empty
     # the sensitivity variants' per-split accuracy, from the same per-sample rows
     variant = pick(study="table1", metric="accuracy", method="A", variant="kernel=rbf")
     assert list(variant["split"]) == ["0"] and variant["value"].item() == 50.0
-    variant = pick(study="table1", metric="accuracy", method="A", variant="solver=positive")
+    variant = pick(study="table1", metric="accuracy", method="A", variant="diagonal=mean_embedding")
     assert variant["value"].item() == 25.0
-    variant = pick(study="table2", metric="accuracy", method="A", variant="solver=positive")
+    variant = pick(study="table2", metric="accuracy", method="A", variant="diagonal=mean_embedding")
     assert list(variant["split"]) == ["0", "1"] and list(variant["value"]) == [0.0, 50.0]
-    copied = pick(study="table2", metric="accuracy", method="B", variant="solver=positive")
+    copied = pick(study="table2", metric="accuracy", method="B", variant="diagonal=mean_embedding")
     assert list(copied["value"]) == [50.0, 50.0]
+    # a setting the baseline has (KDA_GE's solver rule): not re-run, so not judged there
+    other = {"diagonal=mean_embedding": {"params": {"solver": "positive"}}}
+    frame2 = ngeu_report.results_frame(tables, METHODS, toy, other)
+    under = frame2[frame2["variant"] == "diagonal=mean_embedding"]
+    assert set(under["method"]) == {"A"}
     # Figure 3's angles, under both solver rules
     toy_rows = pick(study="figure3", variant="primary")
     assert list(toy_rows["method"]) == ["LDA", "MFA"] and list(toy_rows["value"]) == [2.5, 30.0]
@@ -462,7 +470,7 @@ def test_results_frame_has_the_ledger_units(tmp_path):
     # deterministic bytes
     path1, path2 = tmp_path / "r1.csv", tmp_path / "r2.csv"
     ngeu_report.write_results(frame, path1)
-    ngeu_report.write_results(ngeu_report.results_frame(tables, METHODS, toy), path2)
+    ngeu_report.write_results(ngeu_report.results_frame(tables, METHODS, toy, variants), path2)
     assert path1.read_bytes() == path2.read_bytes()
     back = pd.read_csv(path1, dtype={"split": str, "dimension": str}, keep_default_na=False)
     pd.testing.assert_series_equal(back["value"], frame["value"], check_names=False)

@@ -145,6 +145,7 @@ rule ngeu_results:
     params:
         tables=ngeu_results_tables,
         methods=NGEU.get("methods", {}),
+        variants=NGEU.get("variants", {}),
     script:
         "../scripts/ngeu_results.py"
 

@@ -296,12 +296,33 @@ def _with_variants(samples: pd.DataFrame) -> pd.DataFrame:
     return samples.assign(method=base, variant=variant)
 
 
-def _unchanged_under_variants(samples: pd.DataFrame) -> pd.DataFrame:
+def _lacks_setting(spec: Mapping, variant: Mapping | None) -> bool:
+    """True when a method has none of the settings a variant changes (KDA_GE has no
+    ``diagonal`` parameter, KPCA_NGEU no ``solver``, a GE row no ``beta`` grid), so the variant
+    cannot change its results; False for an unknown variant."""
+    from graphdr.methods.registry import estimator_class
+
+    if variant is None or spec["estimator"] in RAW_METHODS:
+        return False
+    scheme = spec.get("uncertainty", "none")
+    grids = {"beta": scheme in ("nn", "nn_supervised"), "s0": scheme == "constant"}
+    if any(grids[k] for k in variant.get("method", {})):
+        return False
+    names = estimator_class(spec["estimator"])._get_param_names()
+    return not set(variant.get("params", {})) & set(names)
+
+
+def _unchanged_under_variants(
+    samples: pd.DataFrame, methods: Mapping, variants: Mapping | None = None
+) -> pd.DataFrame:
     """Per sensitivity run of the task (a variant without ``kernel=``), the rows of every method
-    it did not re-run copied under it (``primary`` -> the run, ``kernel=<k>`` ->
-    ``<run>+kernel=<k>``): the setting does not exist for them (GE has no diagonal convention)
-    or does not touch them (KPCA keeps the largest variances whatever the solver rule), so their
-    results under the run are the primary ones, and the run's claims compare like with like."""
+    it did not re-run and whose estimator lacks the changed setting (:func:`_lacks_setting`:
+    GE has no diagonal convention, KPCA keeps the largest variances whatever the solver rule)
+    copied under it (``primary`` -> the run, ``kernel=<k>`` -> ``<run>+kernel=<k>``): their
+    results under the run are the primary ones, so the run's claims compare like with like. A
+    method that has the setting but was not re-run (budget) stays absent under the run, and the
+    claims on it are not judged there."""
+    variants = variants or {}
     variant = samples["variant"].astype(str)
     runs = sorted(
         {v.split("+")[0] for v in variant if v != PRIMARY and "kernel=" not in v.split("+")[0]}
@@ -309,7 +330,8 @@ def _unchanged_under_variants(samples: pd.DataFrame) -> pd.DataFrame:
     copies = [samples]
     for run in runs:
         ran = set(samples.loc[variant.str.split("+").str[0] == run, "method"])
-        own = samples[~samples["method"].isin(ran)]
+        same = {m for m in methods if _lacks_setting(methods[m], variants.get(run))}
+        own = samples[~samples["method"].isin(ran) & samples["method"].isin(same)]
         own_variant = own["variant"].astype(str)
         keep = (own_variant == PRIMARY) | own_variant.str.startswith("kernel=")
         moved = own[keep]
@@ -323,6 +345,7 @@ def results_frame(
     tables: Mapping[str, Mapping],
     methods: Mapping[str, Mapping],
     figure3: str | os.PathLike | None = None,
+    variants: Mapping | None = None,
 ) -> pd.DataFrame:
     """The tidy results frame of paper 004 (``docs/claims.md``): one row per unit.
 
@@ -377,11 +400,13 @@ def results_frame(
             if files.get("samples") is None:
                 continue  # runs written before ngeu_select kept per-sample results
             samples = _with_variants(pd.read_csv(files["samples"]))
-            samples = _unchanged_under_variants(samples[samples["method"].isin(paired)])
+            samples = _unchanged_under_variants(
+                samples[samples["method"].isin(paired)], methods, variants
+            )
             several = samples["fold"].nunique() > 1
-            variants = samples[samples["variant"] != PRIMARY]
+            others = samples[samples["variant"] != PRIMARY]
             per_split = (
-                variants.groupby(["variant", "method", "fold"], sort=True)["correct"].mean() * 100
+                others.groupby(["variant", "method", "fold"], sort=True)["correct"].mean() * 100
             )
             for (variant, name, fold), value in per_split.items():
                 rows.append(
