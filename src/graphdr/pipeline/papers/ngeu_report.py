@@ -439,11 +439,12 @@ def results_frame(
             )
     if figure3 is not None:
         record = json.loads(open(figure3, encoding="utf-8").read())
-        runs = record.get("solvers") or {"regularized": record}
-        for i, (rule, run) in enumerate(runs.items()):
+        first = record.get("solver", "regularized")  # the primary run's rule
+        runs = record.get("solvers") or {first: record}
+        for rule, run in runs.items():
             for graph, angle in sorted(run["angle_degrees"].items()):
                 row("figure3", "toy", graph, "", "1", "", "angle_degrees", angle)
-                if i:
+                if rule != first:
                     rows[-1]["variant"] = f"solver={rule}"
     frame = pd.concat([pd.DataFrame(rows, columns=list(COLUMNS)), *frames], ignore_index=True)
     order = pd.to_numeric(frame["split"], errors="coerce").fillna(-1)
@@ -588,5 +589,6 @@ def write_toy_record(result: Mapping, path) -> None:
 
     record = one(result)
     if "solvers" in result:
+        record["solver"] = next(iter(result["solvers"]))  # the first rule drawn: the primary
         record["solvers"] = {rule: one(run) for rule, run in result["solvers"].items()}
     io.write_json(record, path)
