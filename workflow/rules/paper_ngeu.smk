@@ -118,6 +118,7 @@ rule ngeu_tables:
         table=lambda w: NGEU_TABLES[w.ngeu_table],
         methods=NGEU.get("methods", {}),
         grid=NGEU.get("grid", {}),
+        variants=NGEU.get("variants", {}),
     script:
         "../scripts/ngeu_tables.py"
 

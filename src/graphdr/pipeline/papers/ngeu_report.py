@@ -74,7 +74,12 @@ def _own_grid(grid: Mapping, method: Mapping) -> dict:
     return dict(grid) | {k: method[k] for k in ("beta", "s0") if k in method}
 
 
-def paired_tests(tasks: Mapping[str, Mapping], table: Mapping, methods: Mapping) -> pd.DataFrame:
+def paired_tests(
+    tasks: Mapping[str, Mapping],
+    table: Mapping,
+    methods: Mapping,
+    variants: Mapping | None = None,
+) -> pd.DataFrame:
     """Per run (``primary``, then each sensitivity variant's own selection), claims pair
     (baseline, method) of the table, task and split: both test accuracies
     (%), the gain, and the exact McNemar p-value on that split's test samples; then, per task
@@ -88,7 +93,9 @@ def paired_tests(tasks: Mapping[str, Mapping], table: Mapping, methods: Mapping)
     for files in tasks.values():
         if files.get("samples") is None:
             continue
-        every = _with_variants(pd.read_csv(files["samples"]))
+        every = _unchanged_under_variants(
+            _with_variants(pd.read_csv(files["samples"])), methods, variants
+        )
         runs = [PRIMARY] + sorted(
             v for v in every["variant"].unique() if v != PRIMARY and "kernel=" not in v
         )
@@ -133,6 +140,7 @@ def make_tables(
     methods: Mapping[str, Mapping],
     out: Mapping[str, str],
     grid: Mapping | None = None,
+    variants: Mapping | None = None,
 ) -> pd.DataFrame:
     """Table of one paper table: ``tasks`` maps task -> {"label", "scores", "cost"}.
 
@@ -198,7 +206,7 @@ def make_tables(
     )
     if "pairs" in out:
         reporting.write_table(
-            paired_tests(tasks, table, methods),
+            paired_tests(tasks, table, methods, variants),
             out["pairs"],
             caption=(
                 "The compared pairs of the table's claims: test accuracy (%) per split, the "
