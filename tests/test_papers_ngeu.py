@@ -146,6 +146,46 @@ def _brute_force(method, grid, X, y, fold, nn, dims):
         ("KDA_NGEU", {"estimator": "KDA_NGEU", "label": "KDA", "uncertainty": "nn"}),
         ("KMFA_GE", {"estimator": "KMFA_GE", "label": "KMFA", "params": {"k1": 3, "k2": 5}}),
         ("KPCA_NGEU_N", {"estimator": "KPCA_NGEU", "label": "KPCA-N", "uncertainty": "constant"}),
+        # a method's own grids: fastSDA's subclasses, an uncertainty-width grid of its own
+        (
+            "fastSDA",  # orthonormalised directions: not nested either
+            {
+                "estimator": "FastSDA",
+                "label": "fastSDA",
+                "grid": {"n_subclasses": [2, 3]},
+                "nested": False,
+                "dims": [2, 3],
+                "params": {"random_state": 0},
+            },
+        ),
+        (
+            "KDA_NGEU_b",
+            {"estimator": "KDA_NGEU", "label": "KDA", "uncertainty": "nn", "beta": [0.5]},
+        ),
+        # iterative baselines, not nested in the dimension: one fit per dimension
+        (
+            "TRPCA",
+            {
+                "estimator": "TRPCA",
+                "label": "TRPCA",
+                "family": "linear",
+                "nested": False,
+                "dims": [1, 3],
+                "params": {"n_init": 2, "random_state": 0},
+            },
+        ),
+        (
+            "RSLDA",
+            {
+                "estimator": "RSLDA",
+                "label": "RSLDA",
+                "family": "linear",
+                "nested": False,
+                "dims": [2, 3],
+                "grid": {"lambda1": [1e-4, 1e-2]},
+                "params": {"max_iter": 300},
+            },
+        ),
     ],
 )
 def test_grid_scores_and_selection_equal_a_brute_force_refit(name, method):
@@ -163,16 +203,20 @@ def test_grid_scores_and_selection_equal_a_brute_force_refit(name, method):
     nn = {"nn0": d2["nn"], "nn_supervised0": d2["nn_supervised"]}
     rows, samples, cost = ngeu._method_rows(name, method, grid, X, y, [fold], nn, k=1, seed=0)
     ours = pd.DataFrame(rows)
-    dims = ngeu._dimension_grid(method["estimator"], grid, 4)
+    dims = ngeu._dimension_grid(method, grid, 4)
     reference = _brute_force(method, grid, X, y, fold, nn["nn0"], dims)
     merged = reference.merge(ours, on=["point", "dim"], suffixes=("_ref", ""))
     assert len(merged) == len(reference) == len(ours)
     np.testing.assert_array_equal(merged["val_accuracy"], merged["val_accuracy_ref"])
     np.testing.assert_array_equal(merged["test_accuracy"], merged["test_accuracy_ref"])
     n_points = len(ngeu.method_grid(method, grid, X[fold["train"]]))
-    assert cost["fits"] == n_points  # one fit per model-changing grid point
+    if method.get("nested", True):
+        assert cost["fits"] == n_points  # one fit per model-changing grid point
+    else:
+        assert cost["fits"] == n_points * len(dims)  # and per dimension
     assert cost["grid_cells"] == n_points * len(dims)
-    assert 0 < cost["eigendecompositions"] <= 3 * n_points
+    if "GE" in method["estimator"]:
+        assert 0 < cost["eigendecompositions"] <= 3 * n_points
     # selection: the best validation accuracy, ties to the first grid point then the smaller dim
     chosen = ngeu_report.select(ours.assign(method=name, fold=0)).iloc[0]
     best = reference[reference["val_accuracy"] == reference["val_accuracy"].max()]
@@ -333,7 +377,10 @@ def test_results_frame_has_the_ledger_units(tmp_path):
         _samples("a", "primary", 0, [9, 3, 5, 7], [1, 1, 0, 1])
         + _samples("a", "kernel=rbf", 0, [9, 3, 5, 7], [0, 1, 0, 1])
         + _samples("b", "primary", 0, [9, 3, 5, 7], [1, 0, 0, 1])
-        + _samples("c", "primary", 0, [9, 3, 5, 7], [0, 0, 0, 1]),
+        + _samples("c", "primary", 0, [9, 3, 5, 7], [0, 0, 0, 1])
+        # a sensitivity copy of "a" (another diagonal), its own selection and kernel=rbf
+        + _samples("a@diagonal=mean_embedding", "primary", 0, [9, 3, 5, 7], [0, 0, 0, 1])
+        + _samples("a@diagonal=mean_embedding", "kernel=rbf", 0, [9, 3, 5, 7], [1, 0, 0, 1]),
     )
     cv = _task_files(
         tmp_path,
@@ -342,7 +389,9 @@ def test_results_frame_has_the_ledger_units(tmp_path):
         _samples("a", "primary", 0, [0, 2], [1, 0])
         + _samples("a", "primary", 1, [1, 3], [1, 1])
         + _samples("b", "primary", 0, [0, 2], [0, 1])
-        + _samples("b", "primary", 1, [1, 3], [1, 0]),
+        + _samples("b", "primary", 1, [1, 3], [1, 0])
+        + _samples("a@diagonal=mean_embedding", "primary", 0, [0, 2], [0, 0])
+        + _samples("a@diagonal=mean_embedding", "primary", 1, [1, 3], [1, 0]),
     )
     table = {"methods": ["a", "b", "c"], "claims": [["B", "A"]]}
     tables = {
@@ -350,8 +399,14 @@ def test_results_frame_has_the_ledger_units(tmp_path):
         "table2": {"table": table, "tasks": {"cv": cv | {"label": "D2"}}},
     }
     toy = tmp_path / "toy.json"
-    toy.write_text(json.dumps({"angle_degrees": {"LDA": 2.5, "MFA": 30.0}, "directions": {}}))
-    frame = ngeu_report.results_frame(tables, METHODS, toy)
+    runs = {
+        "regularized": {"angle_degrees": {"LDA": 2.5, "MFA": 30.0}, "directions": {}},
+        "positive": {"angle_degrees": {"LDA": 3.0, "MFA": 15.0}, "directions": {}},
+    }
+    # the record's keys come back sorted: "solver" names the primary run's rule
+    toy.write_text(json.dumps(runs["regularized"] | {"solver": "regularized", "solvers": runs}))
+    variants = {"diagonal=mean_embedding": {"params": {"diagonal": "mean_embedding"}}}
+    frame = ngeu_report.results_frame(tables, METHODS, toy, variants)
     assert tuple(frame.columns) == ledger.RESULT_COLUMNS
     ledger.check_results(frame)
     assert set(frame["paper"]) == {"ngeu"}
@@ -363,7 +418,7 @@ def test_results_frame_has_the_ledger_units(tmp_path):
         return frame[mask]
 
     # accuracy (%): one row per fold for every method, the selected model's dimension
-    acc = pick(study="table2", metric="accuracy", method="A")
+    acc = pick(study="table2", metric="accuracy", method="A", variant="primary")
     assert list(acc["split"]) == ["0", "1"] and list(acc["value"]) == [50.0, 100.0]
     assert set(acc["dimension"]) == {"3"}
     assert pick(study="table1", metric="accuracy", method="C")["value"].item() == 25.0
@@ -377,20 +432,46 @@ def test_results_frame_has_the_ledger_units(tmp_path):
     a = pick(study="table1", metric="correct", method="A", variant="primary")
     assert list(a["split"]) == ["3", "5", "7", "9"]  # sorted by sample
     assert list(a["value"]) == [1.0, 0.0, 1.0, 1.0]
-    assert set(correct["variant"]) == {"primary", "kernel=rbf"}
-    # several splits: a sample may recur, so the unit is (split, sample)
-    several = pick(study="table2", metric="correct", method="B")
-    assert sorted(several["split"]) == ["0:0", "0:2", "1:1", "1:3"]
+    # the sensitivity copy under its variant; "b" (GE: no diagonal) keeps its rows under it
+    assert set(correct["variant"]) == {
+        "primary",
+        "kernel=rbf",
+        "diagonal=mean_embedding",
+        "diagonal=mean_embedding+kernel=rbf",
+    }
+    assert set(
+        pick(study="table1", metric="correct", variant="diagonal=mean_embedding")["method"]
+    ) == {
+        "A",
+        "B",
+    }
+    b_copy = pick(study="table1", metric="correct", method="B", variant="diagonal=mean_embedding")
+    assert list(b_copy["value"]) == [0.0, 0.0, 1.0, 1.0]  # b's primary rows, by sample
+    # several splits: the claims use the per-split accuracies; no per-sample rows
+    assert pick(study="table2", metric="correct").empty
     # the sensitivity variants' per-split accuracy, from the same per-sample rows
     variant = pick(study="table1", metric="accuracy", method="A", variant="kernel=rbf")
     assert list(variant["split"]) == ["0"] and variant["value"].item() == 50.0
-    # Figure 3's angles
-    toy_rows = pick(study="figure3")
+    variant = pick(study="table1", metric="accuracy", method="A", variant="diagonal=mean_embedding")
+    assert variant["value"].item() == 25.0
+    variant = pick(study="table2", metric="accuracy", method="A", variant="diagonal=mean_embedding")
+    assert list(variant["split"]) == ["0", "1"] and list(variant["value"]) == [0.0, 50.0]
+    copied = pick(study="table2", metric="accuracy", method="B", variant="diagonal=mean_embedding")
+    assert list(copied["value"]) == [50.0, 50.0]
+    # a setting the baseline has (KDA_GE's solver rule): not re-run, so not judged there
+    other = {"diagonal=mean_embedding": {"params": {"solver": "positive"}}}
+    frame2 = ngeu_report.results_frame(tables, METHODS, toy, other)
+    under = frame2[frame2["variant"] == "diagonal=mean_embedding"]
+    assert set(under["method"]) == {"A"}
+    # Figure 3's angles, under both solver rules
+    toy_rows = pick(study="figure3", variant="primary")
     assert list(toy_rows["method"]) == ["LDA", "MFA"] and list(toy_rows["value"]) == [2.5, 30.0]
+    toy_rows = pick(study="figure3", variant="solver=positive")
+    assert list(toy_rows["value"]) == [3.0, 15.0]
     # deterministic bytes
     path1, path2 = tmp_path / "r1.csv", tmp_path / "r2.csv"
     ngeu_report.write_results(frame, path1)
-    ngeu_report.write_results(ngeu_report.results_frame(tables, METHODS, toy), path2)
+    ngeu_report.write_results(ngeu_report.results_frame(tables, METHODS, toy, variants), path2)
     assert path1.read_bytes() == path2.read_bytes()
     back = pd.read_csv(path1, dtype={"split": str, "dimension": str}, keep_default_na=False)
     pd.testing.assert_series_equal(back["value"], frame["value"], check_names=False)

@@ -52,7 +52,7 @@ from graphdr.kernels import (
 )
 from graphdr.uncertainty import check_sample_variance
 
-__all__ = ["EXPECTED_KERNELS", "expected_kernel"]
+__all__ = ["EXPECTED_KERNELS", "expected_kernel", "mean_embedding_norms"]
 
 EXPECTED_KERNELS = ("linear", "rbf", "poly")
 
@@ -348,6 +348,34 @@ def expected_kernel(
     if vx.ndim == 1:
         return _poly2_isotropic(X, Y, vx, vy, gamma, coef0)
     return _poly2_diagonal(X, Y, vx, vy, gamma, coef0)
+
+
+def mean_embedding_norms(X, variance=None, *, kernel="rbf", gamma=None, degree=2, coef0=1.0):
+    """``<mu_i, mu_i> = E k(x, x')`` with ``x, x' ~ N(X_i, S_i)`` INDEPENDENT, per row: the
+    squared norm of each Gaussian's kernel mean embedding, the other convention for the diagonal
+    of the training matrix (:func:`expected_kernel` puts ``E k(x, x)``, one random variable,
+    there). Linear ``||m||^2`` (no ``tr S``); isotropic rbf ``(1 + 4 gamma sigma^2)^(-D/2)``.
+    Each entry is the rectangular expected kernel of the row with itself (two variables), so it
+    shares that path's closed forms. Returns ``(n,)``."""
+    _check_kernel(kernel, degree)
+    X, _ = check_pair(X, None, np.float64)
+    n, d = X.shape
+    v = _as_variances(variance, n, d, "variance")
+    return np.array(
+        [
+            expected_kernel(
+                X[i : i + 1],
+                X[i : i + 1],
+                x_variance=v[i : i + 1],
+                y_variance=v[i : i + 1],
+                kernel=kernel,
+                gamma=gamma,
+                degree=degree,
+                coef0=coef0,
+            )[0, 0]
+            for i in range(n)
+        ]
+    )
 
 
 def _expected_linear(X, Y, vx):

@@ -33,7 +33,35 @@ def ngeu_task_methods(wildcards):
         if wildcards.task in t["tasks"]
         for m in t["methods"]
     }
-    return {m: s for m, s in NGEU.get("methods", {}).items() if m in wanted}
+    chosen = {m: s for m, s in NGEU.get("methods", {}).items() if m in wanted}
+    return ngeu_expand_variants(chosen, NGEU.get("variants", {}), wildcards.task)
+
+
+def ngeu_expand_variants(methods, variants, task):
+    """``methods`` plus, for each sensitivity variant (config ``papers.ngeu.variants``) that
+    covers ``task``, a copy ``<method>@<variant>`` of each of its methods present here, with the
+    variant's estimator ``params`` (``solver: positive``) on top of the method's own, and its
+    ``method`` keys (its own ``beta`` / ``s0`` grid) replacing the method's: the same grid and
+    selection with one setting changed (docs/claims.md, "Sensitivity runs"; read back
+    by graphdr.pipeline.papers.ngeu.split_variant)."""
+    out = dict(methods)
+    for variant, spec in variants.items():
+        if "@" in variant:
+            raise ValueError(
+                f"papers.ngeu.variants: a name may not contain '@', got {variant!r}."
+            )
+        if spec.get("tasks") is not None and task not in spec["tasks"]:
+            continue
+        for name in spec["methods"]:
+            if name in methods:
+                params = dict(methods[name].get("params", {})) | dict(
+                    spec.get("params", {})
+                )
+                own = dict(spec.get("method", {}))  # the method's own grids (beta, s0)
+                out[f"{name}@{variant}"] = (
+                    dict(methods[name]) | own | {"params": params}
+                )
+    return out
 
 
 def _ngeu_tasks_of(table):

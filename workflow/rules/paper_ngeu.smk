@@ -118,6 +118,7 @@ rule ngeu_tables:
         table=lambda w: NGEU_TABLES[w.ngeu_table],
         methods=NGEU.get("methods", {}),
         grid=NGEU.get("grid", {}),
+        variants=NGEU.get("variants", {}),
     script:
         "../scripts/ngeu_tables.py"
 
@@ -145,6 +146,7 @@ rule ngeu_results:
     params:
         tables=ngeu_results_tables,
         methods=NGEU.get("methods", {}),
+        variants=NGEU.get("variants", {}),
     script:
         "../scripts/ngeu_results.py"
 

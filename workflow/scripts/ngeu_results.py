@@ -23,5 +23,6 @@ with runtime.job(snakemake):
         snakemake.params.tables,
         snakemake.params.methods,
         snakemake.input.get("figure3"),
+        snakemake.params.variants,
     )
     ngeu_report.write_results(frame, snakemake.output.results)

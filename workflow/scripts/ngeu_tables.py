@@ -33,4 +33,5 @@ with runtime.job(snakemake):
             "long": out.long,
         },
         grid=snakemake.params.grid,
+        variants=snakemake.params.variants,
     )

@@ -72,7 +72,7 @@ DEFAULT_TOL = 1e-10
 #: out-of-sample error near 1e-10 instead of 1e-6 (measured: pickling KMFA_GE changed
 #: transforms by up to 2e-6 relative at 1e-10, through BLAS rounding alone)
 DEFAULT_KERNEL_TOL = 1e-6
-_SOLVERS = ("regularized", "range")
+_SOLVERS = ("regularized", "range", "positive")
 
 
 # --------------------------------------------------------------------------------------------
@@ -182,6 +182,18 @@ def solve_graph_embedding(
       intrinsic scatter vanishes (null-space discriminants, always present in kernel DA and when
       D > N) rank first, ordered by their penalty scatter per unit norm, and directions where
       both scatters vanish rank last instead of appearing as spurious ``0/0`` optima.
+    * ``solver="positive"``: the rule "the eigenvector with the minimal positive eigenvalue"
+      (Laakom et al., NGEU, Sec. 3): the null space of ``S_int`` (``lambda ~ 0``: directions
+      with ``w^T S_int w <= tol * max eig(S_int) * w^T w``) is skipped, and the problem is
+      solved exactly on its orthogonal complement, where ``S_int`` is positive definite:
+      ``max mu = w^T S_pen w / w^T S_int w``, ``lambda = 1 / mu > 0``. (Taken literally the
+      pencil ``S_int w = lambda S_pen w`` has no finite non-zero eigenvalue when ``S_pen`` is
+      singular and ``S_int`` has a null direction the penalty sees, as in kernel DA with a
+      full-rank kernel: the restriction is what makes the rule well posed.) Directions of the
+      complement with no penalty scatter get ``lambda = inf`` and rank last; at most
+      ``rank(S_int)`` directions exist. Minimisation only: with ``largest`` it is the
+      "regularized" solve. Columns are scaled to ``w^T S_pen w = 1`` (``w^T S_int w = 1`` when
+      the penalty vanishes).
 
     Returns (eigenvalues (k,), W (r, k)) in the order of preference.
     """
@@ -195,6 +207,14 @@ def solve_graph_embedding(
         )
     if largest:
         return eigh_generalized(S_int, S_pen, n_components, largest=True, reg=reg)
+    if solver == "positive":
+        # the range of S_int is its complement's null space: "range" restricts B = S_int to it
+        mu, W = eigh_generalized(S_pen, S_int, n_components, largest=True, method="range", rtol=tol)
+        positive = mu > tol * np.trace(S_pen) * np.einsum("ij,ij->j", W, W)
+        with np.errstate(divide="ignore"):
+            lam = np.where(positive, 1.0 / np.where(positive, mu, 1.0), np.inf)
+        W[:, positive] /= np.sqrt(mu[positive])  # W^T S_int W = I: rescale to w^T S_pen w = 1
+        return lam, W
     mu, W = eigh_generalized(S_pen, S_int, n_components, largest=True, reg=reg)
     # penalty-null direction: Rayleigh quotient w^T S_pen w / w^T w = mu / |w|^2 below
     # tol * tr(S_pen) (not relative to max(mu): null-space directions of S_int make mu ~ 1/eps)
@@ -606,7 +626,9 @@ class GraphEmbedding(_GEBase):
     n_neighbors, heat_t : supervised LPP's within-class neighbours and heat-kernel width
         (None: mean squared edge length; inf: binary weights).
     reg : relative ridge of the "regularized" solver (on the intrinsic scatter).
-    solver : "regularized" or "range" (see :func:`solve_graph_embedding`).
+    solver : "regularized" (null-space directions of the intrinsic scatter first), "range" or
+        "positive" (the minimal positive eigenvalue: that null space skipped); see
+        :func:`solve_graph_embedding`.
     tol : relative eigenvalue threshold of the data span and of the "range" solver.
 
     Attributes

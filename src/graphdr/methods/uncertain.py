@@ -36,7 +36,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from graphdr._validation import check_n_components
-from graphdr.expected_kernels import expected_kernel
+from graphdr.expected_kernels import expected_kernel, mean_embedding_norms
 from graphdr.graphs import make_graph
 from graphdr.kernels import center_kernel_test
 from graphdr.methods.graph_embedding import (
@@ -68,6 +68,10 @@ __all__ = [
 ]
 
 _TEST_UNCERTAINTY = ("dirac", "estimate")
+
+
+#: conventions for the diagonal of NGEU's training matrix (NGEU, parameter ``diagonal``)
+_DIAGONALS = ("one_variable", "mean_embedding")
 
 
 def uncertainty_scatter(
@@ -366,6 +370,12 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
         ``s0`` is absolute, so it does not follow a rescaling).
     uncertainty, beta, s0 : the training uncertainty (as :class:`GEU`);
         ``uncertainty="constant"`` gives paper 004's "-N" variants.
+    diagonal : {"one_variable", "mean_embedding"}, default "one_variable". The diagonal of the
+        training matrix: ``E k(x, x)`` over ONE random variable (the paper's Kronecker-delta
+        term; with a linear kernel ``||x_i||^2 + tr S_i``, a diagonal regularisation), or
+        ``<mu_i, mu_i> = E k(x, x')`` over two independent ones (the kernel mean embedding's
+        squared norm; linear: ``||x_i||^2``, so linear NGEU is linear GE), a sensitivity
+        setting (:func:`graphdr.expected_kernels.mean_embedding_norms`).
     test_uncertainty : {"dirac", "estimate"}, default "dirac". How ``transform`` treats new
         points when no ``sample_variance`` is passed: as Diracs, or as Gaussians with the
         variances of the fitted scheme (``"nn"``: ``beta`` times the distance to the nearest
@@ -390,6 +400,7 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
         beta=0.1,
         s0=0.01,
         test_uncertainty="dirac",
+        diagonal="one_variable",
         k1=5,
         k2=20,
         mfa_variant="pairs",
@@ -410,6 +421,7 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
         self.beta = beta
         self.s0 = s0
         self.test_uncertainty = test_uncertainty
+        self.diagonal = diagonal
         self.k1 = k1
         self.k2 = k2
         self.mfa_variant = mfa_variant
@@ -459,7 +471,21 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
             # an absolute s0 is the one uncertainty that cannot follow a rescaling of the data
             # ("nn" variances scale with it, explicit ones are the caller's)
             check_uncertainty_scale(X, self.sample_variance_, method=self._label(), stacklevel=5)
-        return self._expected_kernel(X, x_variance=self.sample_variance_)
+        if self.diagonal not in _DIAGONALS:
+            raise ValueError(
+                f"{self._label()}: diagonal must be one of {_DIAGONALS}, got {self.diagonal!r}."
+            )
+        K = self._expected_kernel(X, x_variance=self.sample_variance_)
+        if self.diagonal == "mean_embedding":
+            K[np.diag_indices_from(K)] = mean_embedding_norms(
+                X,
+                self.sample_variance_,
+                kernel=self.kernel,
+                gamma=self.gamma_,
+                degree=self.degree,
+                coef0=self.coef0,
+            )
+        return K
 
     def _test_kernel(self, X, sample_variance=None):
         """``E k(x, x_j')`` between new points and the training Gaussians."""
@@ -482,6 +508,7 @@ class KPCA_NGEU(NGEU):
         beta=0.1,
         s0=0.01,
         test_uncertainty="dirac",
+        diagonal="one_variable",
         tol=DEFAULT_KERNEL_TOL,
     ):
         self.n_components = n_components
@@ -493,6 +520,7 @@ class KPCA_NGEU(NGEU):
         self.beta = beta
         self.s0 = s0
         self.test_uncertainty = test_uncertainty
+        self.diagonal = diagonal
         self.tol = tol
 
     def _graph_builder(self):
@@ -520,6 +548,7 @@ class KDA_NGEU(NGEU):
         beta=0.1,
         s0=0.01,
         test_uncertainty="dirac",
+        diagonal="one_variable",
         reg=DEFAULT_KERNEL_REG,
         solver="regularized",
         tol=DEFAULT_KERNEL_TOL,
@@ -534,6 +563,7 @@ class KDA_NGEU(NGEU):
         self.beta = beta
         self.s0 = s0
         self.test_uncertainty = test_uncertainty
+        self.diagonal = diagonal
         self.reg = reg
         self.solver = solver
         self.tol = tol
@@ -559,6 +589,7 @@ class KMFA_NGEU(NGEU):
         beta=0.1,
         s0=0.01,
         test_uncertainty="dirac",
+        diagonal="one_variable",
         k1=5,
         k2=20,
         mfa_variant="pairs",
@@ -575,6 +606,7 @@ class KMFA_NGEU(NGEU):
         self.beta = beta
         self.s0 = s0
         self.test_uncertainty = test_uncertainty
+        self.diagonal = diagonal
         self.k1 = k1
         self.k2 = k2
         self.mfa_variant = mfa_variant

@@ -51,7 +51,7 @@ AKDA_METHODS = (
 #: NGEU rows on raw features (graphdr.pipeline.papers.ngeu.RAW_METHODS)
 NGEU_RAW_METHODS = ("knn", "svm", "tree")
 #: NGEU rows must be classes of these modules (graphdr.pipeline.papers.ngeu._estimator)
-NGEU_MODULES = ("graph_embedding", "uncertain")
+NGEU_MODULES = ("graph_embedding", "uncertain", "baselines_ngeu")
 
 #: loader options that change how many samples a dataset has (its registry shape then no longer
 #: applies, unless the options say the size themselves: n_classes and n_per_class)

@@ -50,6 +50,7 @@ __all__ = [
     "select",
     "select_task",
     "split_indices",
+    "split_variant",
 ]
 
 #: classifiers on the raw features (no embedding)
@@ -58,6 +59,17 @@ RAW_METHODS = ("knn", "svm", "tree")
 #: the selection of every method ("primary", the paper's), and of the kernel methods with the
 #: kernel fixed ("kernel=<name>": the kernel sensitivity of the gain claims)
 PRIMARY = "primary"
+#: a sensitivity copy of a method is named ``<method>@<variant>`` (``KDA_GE@solver=positive``;
+#: workflow/rules/common_ngeu.smk, ``ngeu_expand_variants``)
+VARIANT_SEP = "@"
+
+
+def split_variant(name: str) -> tuple[str, str]:
+    """``("KDA_GE", "solver=positive")`` of ``"KDA_GE@solver=positive"``; ``(name, "primary")``
+    for a method of the primary run."""
+    base, _, variant = name.partition(VARIANT_SEP)
+    return base, variant or PRIMARY
+
 
 # ---- splits ----------------------------------------------------------------------------------
 
@@ -263,10 +275,23 @@ def kernel_grid(grid: Mapping, X: np.ndarray) -> list[dict]:
     return settings
 
 
-def _family(estimator: str) -> str:
+def _family(method: Mapping) -> str:
+    """raw (a classifier on raw features), linear (no kernel grid: GEU rows, RSLDA, TRPCA) or
+    kernel (the kernel grid); a method's ``family`` key overrides the estimator's default."""
+    estimator = method["estimator"]
     if estimator in RAW_METHODS:
         return "raw"
+    if method.get("family"):
+        return method["family"]
     return "linear" if estimator.endswith("_GEU") else "kernel"
+
+
+def _product(grid: Mapping) -> list[dict]:
+    """Every combination of a method's own grid ``{param: [values]}`` (config order)."""
+    points = [{}]
+    for name, values in grid.items():
+        points = [p | {name: v} for p in points for v in values]
+    return points
 
 
 def _uncertainty_grid(method: Mapping, grid: Mapping) -> list[dict]:
@@ -274,25 +299,30 @@ def _uncertainty_grid(method: Mapping, grid: Mapping) -> list[dict]:
     if scheme == "none":
         return [{}]
     if scheme == "constant":
-        return [{"s0": float(s)} for s in grid["s0"]]
-    return [{"beta": float(b)} for b in grid["beta"]]
+        return [{"s0": float(s)} for s in method.get("s0", grid["s0"])]
+    return [{"beta": float(b)} for b in method.get("beta", grid["beta"])]
 
 
 def method_grid(method: Mapping, grid: Mapping, X: np.ndarray) -> list[dict]:
-    """The model-changing grid points of one method (dimensions excluded)."""
-    family = _family(method["estimator"])
+    """The model-changing grid points of one method (dimensions excluded): kernels (kernel
+    family) x uncertainty widths x the method's own ``grid`` (baselines: ``n_subclasses``,
+    ``lambda1``, ...)."""
+    family = _family(method)
     if family == "raw":
         if method["estimator"] == "svm":
             return [{"C": float(c)} for c in grid["svm_C"]]
         return [{}]
     kernels = kernel_grid(grid, X) if family == "kernel" else [{}]
-    return [k | u for k in kernels for u in _uncertainty_grid(method, grid)]
+    own = _product(method.get("grid", {}))
+    return [k | u | o for k in kernels for u in _uncertainty_grid(method, grid) for o in own]
 
 
-def _dimension_grid(estimator: str, grid: Mapping, n_classes: int) -> list[int]:
-    """LDA-type methods: every dimension 1..C-1 (the paper caps LDA grids at C-1); others the
-    configured grid."""
-    if estimator in ("KDA_GE", "KDA_NGEU", "LDA_GEU"):
+def _dimension_grid(method: Mapping, grid: Mapping, n_classes: int) -> list[int]:
+    """A method's own ``dims``; LDA-type methods: every dimension 1..C-1 (the paper caps LDA
+    grids at C-1); others the configured grid."""
+    if method.get("dims"):
+        return sorted({int(d) for d in method["dims"]})
+    if method["estimator"] in ("KDA_GE", "KDA_NGEU", "LDA_GEU"):
         return list(range(1, n_classes))
     return sorted({int(d) for d in grid["dims"]})
 
@@ -373,10 +403,10 @@ def _selections(rows: pd.DataFrame) -> dict[str, pd.Series]:
 def _predict_selected(held, selected, y_train, k):
     """Test predictions of a selected grid cell: kept as they are (raw classifiers), or the
     k-NN on the leading ``dim`` columns of the kept (training, test) embeddings."""
-    if not isinstance(held, tuple):
+    if not isinstance(held, dict):
         return held
     d = int(selected["dim"])
-    Z_train, Z_test = held
+    Z_train, Z_test = held[d]
     return make_classifier("knn", k=k).fit(Z_train[:, :d], y_train).predict(Z_test[:, :d])
 
 
@@ -430,7 +460,7 @@ def _method_rows(name, method, grid, X, y, folds, nn, k, seed, logger=None):
         kept = {}  # grid point -> what predicts its test samples again (predictions or embedding)
         for g, point in enumerate(method_grid(method, grid, Xtr)):
             record = {"fold": f, "point": g} | point
-            if _family(estimator) == "raw":
+            if _family(method) == "raw":
                 clf = _raw_classifier(estimator, point, k, seed).fit(Xtr, ytr)
                 predictions = {p: clf.predict(X[idx]) for p, idx in parts.items()}
                 acc = {f"{p}_accuracy": accuracy(y_eval[p], predictions[p]) for p in parts}
@@ -438,26 +468,35 @@ def _method_rows(name, method, grid, X, y, folds, nn, k, seed, logger=None):
                 kept[g] = predictions["test"]
                 cost["grid_cells"] += 1
                 continue
-            dims = _dimension_grid(estimator, grid, n_classes)
+            dims = _dimension_grid(method, grid, n_classes)
             cost["grid_cells"] += len(dims)
-            if (train_key, g) in shared:
-                # same training rows as an earlier fold (a validation re-draw): same model
-                model, Z_train = shared[(train_key, g)]
-            else:
-                with count_eigendecompositions() as counter:
-                    model = fit_grid_point(
-                        method, point, Xtr, ytr, _variance(method, point, nn, f), max(dims)
-                    )
-                cost["fits"] += 1
-                cost["eigendecompositions"] += counter["n"]
-                Z_train = model.transform(Xtr)
-                shared[(train_key, g)] = (model, Z_train)
-            Z_eval = {p: model.transform(X[idx]) for p, idx in parts.items()}
-            for r in nested_scores(Z_train, ytr, Z_eval, y_eval, dims, k):
-                fold_rows.append(record | r)
-            kept[g] = (Z_train, Z_eval["test"])
-            if logger is not None:
-                logger.info("%s fold %d %s: %d dims", name, f, point, model.n_components_)
+            # nested methods: one fit at the largest dimension serves every smaller one (the
+            # leading directions); the others (RSLDA, TRPCA: a d-dimensional optimum is not the
+            # leading part of a larger one) are fitted at each dimension
+            fits = [max(dims)] if method.get("nested", True) else dims
+            kept[g] = {}
+            for n_fit in fits:
+                if (train_key, g, n_fit) in shared:
+                    # same training rows as an earlier fold (a validation re-draw): same model
+                    model, Z_train = shared[(train_key, g, n_fit)]
+                else:
+                    with count_eigendecompositions() as counter:
+                        model = fit_grid_point(
+                            method, point, Xtr, ytr, _variance(method, point, nn, f), n_fit
+                        )
+                    cost["fits"] += 1
+                    cost["eigendecompositions"] += counter["n"]
+                    Z_train = model.transform(Xtr)
+                    shared[(train_key, g, n_fit)] = (model, Z_train)
+                Z_eval = {p: model.transform(X[idx]) for p, idx in parts.items()}
+                scored = dims if len(fits) == 1 else [n_fit]
+                # iterative baselines (RSLDA, TRPCA) run on an iteration budget: say if it ran out
+                done = {"converged": bool(model.converged_)} if hasattr(model, "converged_") else {}
+                for r in nested_scores(Z_train, ytr, Z_eval, y_eval, scored, k):
+                    fold_rows.append(record | done | r)
+                    kept[g][r["dim"]] = (Z_train, Z_eval["test"])
+                if logger is not None:
+                    logger.info("%s fold %d %s: %d dims", name, f, point, model.n_components_)
 
         chosen = _selections(pd.DataFrame(fold_rows).assign(method=name))
         for variant, selected in chosen.items():

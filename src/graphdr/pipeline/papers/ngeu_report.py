@@ -17,7 +17,7 @@ import pandas as pd
 
 from graphdr import reporting
 from graphdr.pipeline import io
-from graphdr.pipeline.papers.ngeu import PRIMARY, RAW_METHODS, select
+from graphdr.pipeline.papers.ngeu import PRIMARY, RAW_METHODS, select, split_variant
 
 __all__ = [
     "grid_edges",
@@ -32,7 +32,10 @@ __all__ = [
 ]
 
 
-_PARAMS = ("kernel", "gamma_scale", "gamma", "coef0", "beta", "s0", "C", "dim")
+_PARAMS = (
+    "kernel", "gamma_scale", "gamma", "coef0", "beta", "s0", "C", "n_subclasses", "lambda1",
+    "lambda2", "n_inliers", "dim",
+)  # fmt: skip
 
 
 def _describe(row) -> str:
@@ -66,8 +69,19 @@ def grid_edges(rec: Mapping, grid: Mapping) -> str:
     return "; ".join(flags)
 
 
-def paired_tests(tasks: Mapping[str, Mapping], table: Mapping, methods: Mapping) -> pd.DataFrame:
-    """Per claims pair (baseline, method) of the table, task and split: both test accuracies
+def _own_grid(grid: Mapping, method: Mapping) -> dict:
+    """The grid a method was selected on: the shared one with its own ``beta`` / ``s0``."""
+    return dict(grid) | {k: method[k] for k in ("beta", "s0") if k in method}
+
+
+def paired_tests(
+    tasks: Mapping[str, Mapping],
+    table: Mapping,
+    methods: Mapping,
+    variants: Mapping | None = None,
+) -> pd.DataFrame:
+    """Per run (``primary``, then each sensitivity variant's own selection), claims pair
+    (baseline, method) of the table, task and split: both test accuracies
     (%), the gain, and the exact McNemar p-value on that split's test samples; then, per task
     with several splits, the mean gain ± std over splits and the two-sided Wilcoxon signed-rank
     p-value over the splits' accuracies (``scipy.stats``; the ledger decides the claims with the
@@ -79,9 +93,16 @@ def paired_tests(tasks: Mapping[str, Mapping], table: Mapping, methods: Mapping)
     for files in tasks.values():
         if files.get("samples") is None:
             continue
-        samples = pd.read_csv(files["samples"])
-        samples = samples[samples["variant"] == PRIMARY]
-        for base_label, method_label in table.get("claims", []):
+        every = _unchanged_under_variants(
+            _with_variants(pd.read_csv(files["samples"])), methods, variants
+        )
+        runs = [PRIMARY] + sorted(
+            v for v in every["variant"].unique() if v != PRIMARY and "kernel=" not in v
+        )
+        for run, (base_label, method_label) in (
+            (r, pair) for r in runs for pair in table.get("claims", [])
+        ):
+            samples = every[every["variant"] == run]
             keys = ["fold", "sample", "correct"]
             a = samples.loc[samples["method"] == names[method_label], keys]
             b = samples.loc[samples["method"] == names[base_label], keys]
@@ -94,8 +115,8 @@ def paired_tests(tasks: Mapping[str, Mapping], table: Mapping, methods: Mapping)
                 gain = 100.0 * (x.mean() - z.mean())
                 gains.append((100.0 * x.mean(), 100.0 * z.mean()))
                 rows.append(
-                    {"dataset": files["label"], "method": method_label, "versus": base_label}
-                    | {"split": str(fold), "method_acc": 100.0 * x.mean()}
+                    {"variant": run, "dataset": files["label"], "method": method_label}
+                    | {"versus": base_label, "split": str(fold), "method_acc": 100.0 * x.mean()}
                     | {"versus_acc": 100.0 * z.mean(), "gain": gain}
                     | {"test": "McNemar (exact)", "p_value": float(p)}
                 )
@@ -104,8 +125,8 @@ def paired_tests(tasks: Mapping[str, Mapping], table: Mapping, methods: Mapping)
                 diff = m - v
                 p = wilcoxon(m, v).pvalue if np.any(diff != 0) else 1.0
                 rows.append(
-                    {"dataset": files["label"], "method": method_label, "versus": base_label}
-                    | {"split": f"all {len(gains)} (mean ± std)"}
+                    {"variant": run, "dataset": files["label"], "method": method_label}
+                    | {"versus": base_label, "split": f"all {len(gains)} (mean ± std)"}
                     | {"method_acc": m.mean(), "versus_acc": v.mean()}
                     | {"gain": diff.mean(), "gain_std": diff.std(ddof=1)}
                     | {"test": "Wilcoxon over splits", "p_value": float(p)}
@@ -119,6 +140,7 @@ def make_tables(
     methods: Mapping[str, Mapping],
     out: Mapping[str, str],
     grid: Mapping | None = None,
+    variants: Mapping | None = None,
 ) -> pd.DataFrame:
     """Table of one paper table: ``tasks`` maps task -> {"label", "scores", "cost"}.
 
@@ -155,10 +177,15 @@ def make_tables(
                         "val_accuracy": 100.0 * rec["val_accuracy"],
                         "test_accuracy": 100.0 * rec["test_accuracy"],
                         "selected": _describe(rec),
-                        "grid_edge": grid_edges(rec, grid or {}),
+                        "grid_edge": grid_edges(rec, _own_grid(grid or {}, methods[name])),
                     }
                 )
             grid_rows.append({"dataset": files["label"], "method": label} | cost[name])
+        for copy in sorted(c for c in cost if split_variant(c)[0] in table["methods"]):
+            base, variant = split_variant(copy)
+            if variant != PRIMARY:
+                label = f"{methods[base]['label']} [{variant}]"
+                grid_rows.append({"dataset": files["label"], "method": label} | cost[copy])
     ours = pd.DataFrame(ours)
     paper = pd.read_csv(table["reference"])
     paper = paper[[c for c in ("row", "column", "value", "std") if c in paper.columns]]
@@ -179,7 +206,7 @@ def make_tables(
     )
     if "pairs" in out:
         reporting.write_table(
-            paired_tests(tasks, table, methods),
+            paired_tests(tasks, table, methods, variants),
             out["pairs"],
             caption=(
                 "The compared pairs of the table's claims: test accuracy (%) per split, the "
@@ -258,10 +285,75 @@ def paired_methods(table: Mapping, methods: Mapping) -> list[str]:
     return [n for n in table["methods"] if methods[n]["label"] in labels]
 
 
+def _with_variants(samples: pd.DataFrame) -> pd.DataFrame:
+    """Per-sample rows with the sensitivity copies ``<method>@<variant>`` (:func:`split_variant`)
+    under their base method: variant ``<variant>`` (their own selection) or
+    ``<variant>+kernel=<name>`` (their selection with the kernel fixed)."""
+    parts = samples["method"].map(split_variant)
+    base = parts.map(lambda p: p[0])
+    run = parts.map(lambda p: p[1])
+    copy = run != PRIMARY
+    variant = (
+        samples["variant"]
+        .astype(str)
+        .where(
+            ~copy,
+            run.where(samples["variant"] == PRIMARY, run + "+" + samples["variant"].astype(str)),
+        )
+    )
+    return samples.assign(method=base, variant=variant)
+
+
+def _lacks_setting(spec: Mapping, variant: Mapping | None) -> bool:
+    """True when a method has none of the settings a variant changes (KDA_GE has no
+    ``diagonal`` parameter, KPCA_NGEU no ``solver``, a GE row no ``beta`` grid), so the variant
+    cannot change its results; False for an unknown variant."""
+    from graphdr.methods.registry import estimator_class
+
+    if variant is None or spec["estimator"] in RAW_METHODS:
+        return False
+    scheme = spec.get("uncertainty", "none")
+    grids = {"beta": scheme in ("nn", "nn_supervised"), "s0": scheme == "constant"}
+    if any(grids[k] for k in variant.get("method", {})):
+        return False
+    names = estimator_class(spec["estimator"])._get_param_names()
+    return not set(variant.get("params", {})) & set(names)
+
+
+def _unchanged_under_variants(
+    samples: pd.DataFrame, methods: Mapping, variants: Mapping | None = None
+) -> pd.DataFrame:
+    """Per sensitivity run of the task (a variant without ``kernel=``), the rows of every method
+    it did not re-run and whose estimator lacks the changed setting (:func:`_lacks_setting`:
+    GE has no diagonal convention, KPCA keeps the largest variances whatever the solver rule)
+    copied under it (``primary`` -> the run, ``kernel=<k>`` -> ``<run>+kernel=<k>``): their
+    results under the run are the primary ones, so the run's claims compare like with like. A
+    method that has the setting but was not re-run (budget) stays absent under the run, and the
+    claims on it are not judged there."""
+    variants = variants or {}
+    variant = samples["variant"].astype(str)
+    runs = sorted(
+        {v.split("+")[0] for v in variant if v != PRIMARY and "kernel=" not in v.split("+")[0]}
+    )
+    copies = [samples]
+    for run in runs:
+        ran = set(samples.loc[variant.str.split("+").str[0] == run, "method"])
+        same = {m for m in methods if _lacks_setting(methods[m], variants.get(run))}
+        own = samples[~samples["method"].isin(ran) & samples["method"].isin(same)]
+        own_variant = own["variant"].astype(str)
+        keep = (own_variant == PRIMARY) | own_variant.str.startswith("kernel=")
+        moved = own[keep]
+        kept = own_variant[keep]
+        renamed = (run + "+" + kept).where(kept != PRIMARY, run)
+        copies.append(moved.assign(variant=renamed))
+    return pd.concat(copies, ignore_index=True)
+
+
 def results_frame(
     tables: Mapping[str, Mapping],
     methods: Mapping[str, Mapping],
     figure3: str | os.PathLike | None = None,
+    variants: Mapping | None = None,
 ) -> pd.DataFrame:
     """The tidy results frame of paper 004 (``docs/claims.md``): one row per unit.
 
@@ -273,15 +365,20 @@ def results_frame(
       row per fold (``split`` = fold: one for Table I, three for Table II's CV);
     * ``fold_std`` -- its standard deviation over the folds (ddof 0, as in the tables), where
       there are several folds;
+    * ``accuracy`` under the sensitivity variants of the methods the table's claims compare:
+      ``kernel=<name>`` (the kernel fixed, other hyper-parameters still selected), and for the
+      sensitivity copies ``<method>@<variant>`` of the config's ``variants`` (a changed solver
+      rule, ...) ``<variant>`` and ``<variant>+kernel=<name>``, one row per fold;
     * ``correct`` -- 1/0 per test sample (``split`` = the sample's row in the prepared dataset)
-      for the methods the table's claims compare, variant ``primary`` (the paper's selection)
-      and ``kernel=<name>`` (the kernel fixed, other hyper-parameters still selected): the
-      paired units of the exact McNemar test (absent when a task's ``samples`` is None: the
-      claims on them are then "not checked").
+      for the same methods and variants, on tasks with ONE split only: the paired units of the
+      exact McNemar test (absent when a task's ``samples`` is None: the claims on them are then
+      "not checked"). With several splits the claims use the per-split accuracies (Wilcoxon),
+      and the per-sample rows stay in ``results/`` (the pairs tables' McNemar per split).
 
     ``figure3``: the record of :func:`write_toy_record`; rows ``angle_degrees`` (study
     ``figure3``, dataset ``toy``, method ``LDA`` / ``MFA``: the angle between the GE and NGEU
-    directions).
+    directions; ``LDA-MFA``: between the two NGEU directions), variant ``primary`` for the first
+    solver rule drawn and ``solver=<rule>`` for the others.
     """
     rows, frames = [], []
 
@@ -310,18 +407,14 @@ def results_frame(
                     row(study, dataset, label, clf, "", "", "fold_std", acc.std())
             if files.get("samples") is None:
                 continue  # runs written before ngeu_select kept per-sample results
-            samples = pd.read_csv(files["samples"])
-            samples = samples[samples["method"].isin(paired)]
+            samples = _with_variants(pd.read_csv(files["samples"]))
+            samples = _unchanged_under_variants(
+                samples[samples["method"].isin(paired)], methods, variants
+            )
             several = samples["fold"].nunique() > 1
-            # with several splits a test sample recurs (re-drawn splits, repeated CV): the
-            # paired unit is then (split, sample), and the claims on such a task are judged on
-            # the per-split accuracies (Wilcoxon over splits) that follow
-            unit = samples["sample"].astype(int).astype(str)
-            if several:
-                unit = samples["fold"].astype(int).astype(str) + ":" + unit
-            variants = samples[samples["variant"] != PRIMARY]
+            others = samples[samples["variant"] != PRIMARY]
             per_split = (
-                variants.groupby(["variant", "method", "fold"], sort=True)["correct"].mean() * 100
+                others.groupby(["variant", "method", "fold"], sort=True)["correct"].mean() * 100
             )
             for (variant, name, fold), value in per_split.items():
                 rows.append(
@@ -330,6 +423,12 @@ def results_frame(
                     | {"dimension": "", "split": str(int(fold)), "metric": "accuracy"}
                     | {"value": float(value)}
                 )
+            if several:
+                # a test sample recurs over re-drawn splits and repeated CV: the claims on such
+                # a task are judged on the per-split accuracies above (Wilcoxon over splits),
+                # so its per-sample rows stay in results/ (the pairs table's McNemar per split)
+                continue
+            unit = samples["sample"].astype(int).astype(str)
             frames.append(
                 pd.DataFrame(
                     {
@@ -348,8 +447,13 @@ def results_frame(
             )
     if figure3 is not None:
         record = json.loads(open(figure3, encoding="utf-8").read())
-        for graph, angle in sorted(record["angle_degrees"].items()):
-            row("figure3", "toy", graph, "", "1", "", "angle_degrees", angle)
+        first = record.get("solver", "regularized")  # the primary run's rule
+        runs = record.get("solvers") or {first: record}
+        for rule, run in runs.items():
+            for graph, angle in sorted(run["angle_degrees"].items()):
+                row("figure3", "toy", graph, "", "1", "", "angle_degrees", angle)
+                if rule != first:
+                    rows[-1]["variant"] = f"solver={rule}"
     frame = pd.concat([pd.DataFrame(rows, columns=list(COLUMNS)), *frames], ignore_index=True)
     order = pd.to_numeric(frame["split"], errors="coerce").fillna(-1)
     frame = frame.assign(_order=order).sort_values(
@@ -379,17 +483,18 @@ def _direction(model, dim: int) -> np.ndarray:
     return w / np.linalg.norm(w)
 
 
-def toy_directions(X, y, S, params: Mapping) -> dict:
-    """LDA / MFA directions of GE and NGEU (linear kernel) on the toy data: {(graph, kind): w}."""
+def toy_directions(X, y, S, params: Mapping, solver: str = "regularized") -> dict:
+    """LDA / MFA directions of GE and NGEU (linear kernel) on the toy data: {(graph, kind): w},
+    under one solver rule (:func:`graphdr.methods.graph_embedding.solve_graph_embedding`)."""
     from graphdr.methods.graph_embedding import KDA_GE, KMFA_GE
     from graphdr.methods.uncertain import KDA_NGEU, KMFA_NGEU
 
-    mfa = {"k1": int(params["k1"]), "k2": int(params["k2"])}
+    mfa = {"k1": int(params["k1"]), "k2": int(params["k2"]), "solver": solver}
     models = {
-        ("LDA", "GE"): KDA_GE(n_components=1, kernel="linear").fit(X, y),
-        ("LDA", "NGEU"): KDA_NGEU(n_components=1, kernel="linear", uncertainty=None).fit(
-            X, y, sample_variance=S
-        ),
+        ("LDA", "GE"): KDA_GE(n_components=1, kernel="linear", solver=solver).fit(X, y),
+        ("LDA", "NGEU"): KDA_NGEU(
+            n_components=1, kernel="linear", uncertainty=None, solver=solver
+        ).fit(X, y, sample_variance=S),
         ("MFA", "GE"): KMFA_GE(n_components=1, kernel="linear", **mfa).fit(X, y),
         ("MFA", "NGEU"): KMFA_NGEU(n_components=1, kernel="linear", uncertainty=None, **mfa).fit(
             X, y, sample_variance=S
@@ -398,9 +503,18 @@ def toy_directions(X, y, S, params: Mapping) -> dict:
     return {key: _direction(model, X.shape[1]) for key, model in models.items()}
 
 
+def _angle(u: np.ndarray, v: np.ndarray) -> float:
+    """Angle in degrees between two lines (directions up to sign)."""
+    return float(np.degrees(np.arccos(min(1.0, abs(float(u @ v))))))
+
+
 def plot_toy(params: Mapping, stem: str | os.PathLike) -> dict:
     """Figure 3: the 2-D two-class toy with 1-sigma uncertainty ellipses and the 1-D directions
-    of LDA and MFA, GE (dashed) vs NGEU with a linear kernel (solid)."""
+    of LDA and MFA, GE (dashed) vs NGEU with a linear kernel (solid); one row of panels per
+    solver rule of ``params["solvers"]`` (default: the library's "regularized" rule, null-space
+    directions of the intrinsic scatter first, and the paper's "positive" rule, the minimal
+    positive eigenvalue). Returns the first rule's directions and angles, and every rule's under
+    ``"solvers"``."""
     from matplotlib.patches import Ellipse
 
     from graphdr.datasets.synthetic import make_uncertain_toy
@@ -412,67 +526,77 @@ def plot_toy(params: Mapping, stem: str | os.PathLike) -> dict:
         max_std=float(params["max_std"]),
         random_state=int(params["random_state"]),
     )
-    directions = toy_directions(X, y, S, params)
+    solvers = list(params.get("solvers", ["regularized", "positive"]))
+    runs = {}
+    for solver in solvers:
+        d = toy_directions(X, y, S, params, solver)
+        angles = {g: _angle(d[(g, "GE")], d[(g, "NGEU")]) for g in ("LDA", "MFA")}
+        angles["LDA-MFA"] = _angle(d[("LDA", "NGEU")], d[("MFA", "NGEU")])
+        runs[solver] = {"directions": d, "angle_degrees": angles}
     centre = X.mean(axis=0)
     half = 0.5 * float(np.ptp(X, axis=0).max())
-    with reporting.figure_style(**{"figure.figsize": (6.8, 3.2)}):
+    size = (6.8, 3.0 * len(solvers) + 0.2)
+    with reporting.figure_style(**{"figure.figsize": size}):
         fig = reporting.new_figure()
-        axes = fig.subplots(1, 2, sharex=True, sharey=True)
-        for ax, graph in zip(axes, ("LDA", "MFA"), strict=True):
-            for code, colour in zip((0, 1), reporting.OKABE_ITO[:2], strict=True):
-                mask = y == code
-                for (cx, cy), (vx, vy) in zip(X[mask], S[mask], strict=True):
-                    ax.add_patch(
-                        Ellipse(
-                            (cx, cy),
-                            2 * np.sqrt(vx),
-                            2 * np.sqrt(vy),
-                            fill=False,
-                            lw=0.4,
-                            alpha=0.35,
-                            color=colour,
+        axes = np.atleast_2d(fig.subplots(len(solvers), 2, sharex=True, sharey=True))
+        for row_axes, solver in zip(axes, solvers, strict=True):
+            directions = runs[solver]["directions"]
+            for ax, graph in zip(row_axes, ("LDA", "MFA"), strict=True):
+                for code, colour in zip((0, 1), reporting.OKABE_ITO[:2], strict=True):
+                    mask = y == code
+                    for (cx, cy), (vx, vy) in zip(X[mask], S[mask], strict=True):
+                        ax.add_patch(
+                            Ellipse(
+                                (cx, cy),
+                                2 * np.sqrt(vx),
+                                2 * np.sqrt(vy),
+                                fill=False,
+                                lw=0.4,
+                                alpha=0.35,
+                                color=colour,
+                            )
                         )
-                    )
-            plot_embedding(
-                X,
-                y,
-                ax,
-                labels={0: "class 1", 1: "class 2"},
-                s=5,
-                alpha=1.0,
-                ticks=True,
-                legend=False,
-            )
-            for kind, style in (("GE", "--"), ("NGEU", "-")):
-                w = directions[(graph, kind)]
-                line = centre[:, None] + np.outer(w, [-half, half])
-                ax.plot(
-                    *line,
-                    style,
-                    color="black" if kind == "NGEU" else "0.45",
-                    label=f"{graph}-{kind}",
+                plot_embedding(
+                    X,
+                    y,
+                    ax,
+                    labels={0: "class 1", 1: "class 2"},
+                    s=5,
+                    alpha=1.0,
+                    ticks=True,
+                    legend=False,
                 )
-            ax.set_title(f"{graph}: GE vs NGEU (linear kernel)")
-            ax.set_aspect("equal", adjustable="box")
-            ax.legend(loc="best", fontsize=6)
+                for kind, style in (("GE", "--"), ("NGEU", "-")):
+                    w = directions[(graph, kind)]
+                    line = centre[:, None] + np.outer(w, [-half, half])
+                    ax.plot(
+                        *line,
+                        style,
+                        color="black" if kind == "NGEU" else "0.45",
+                        label=f"{graph}-{kind}",
+                    )
+                angle = runs[solver]["angle_degrees"][graph]
+                ax.set_title(f"{graph}, solver={solver}: GE vs NGEU {angle:.1f} deg", fontsize=7)
+                ax.set_aspect("equal", adjustable="box")
+                ax.legend(loc="best", fontsize=6)
         paths = reporting.save_figure(fig, stem)
-    angles = {
-        graph: float(
-            np.degrees(
-                np.arccos(min(1.0, abs(directions[(graph, "GE")] @ directions[(graph, "NGEU")])))
-            )
-        )
-        for graph in ("LDA", "MFA")
-    }
-    return {"paths": paths, "directions": directions, "angle_degrees": angles}
+    first = runs[solvers[0]]
+    return {"paths": paths, **first, "solvers": runs}
 
 
 def write_toy_record(result: Mapping, path) -> None:
     """The figure's directions and the GE-NGEU angle, as JSON (deterministic)."""
-    record = {
-        "directions": {
-            f"{g}-{k}": list(map(float, w)) for (g, k), w in result["directions"].items()
-        },
-        "angle_degrees": result["angle_degrees"],
-    }
+
+    def one(run):
+        return {
+            "directions": {
+                f"{g}-{k}": list(map(float, w)) for (g, k), w in run["directions"].items()
+            },
+            "angle_degrees": run["angle_degrees"],
+        }
+
+    record = one(result)
+    if "solvers" in result:
+        record["solver"] = next(iter(result["solvers"]))  # the first rule drawn: the primary
+        record["solvers"] = {rule: one(run) for rule, run in result["solvers"].items()}
     io.write_json(record, path)

@@ -1,0 +1,159 @@
+"""The settings of the NGEU paper's sensitivity runs.
+
+* The solver rule ``solve_graph_embedding(..., solver="positive")``: "the eigenvector with the
+  minimal positive eigenvalue" (null-space directions of the intrinsic scatter skipped), against
+  an independent dense reference built from ``scipy.linalg.null_space`` and ``scipy.linalg.eigh``
+  on small random problems.
+* The diagonal convention of the expected kernel (``NGEU(diagonal="mean_embedding")``:
+  ``<mu_i, mu_i>`` instead of ``E k(x, x)``), against closed forms and Monte Carlo.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+from graphdr.expected_kernels import mean_embedding_norms
+from graphdr.methods.graph_embedding import KDA_GE, solve_graph_embedding
+from graphdr.methods.uncertain import KDA_NGEU, KMFA_NGEU
+
+
+def _psd(rng, n, rank):
+    A = rng.normal(size=(n, rank))
+    return A @ A.T
+
+
+def _reference(S_int, S_pen, k):
+    """Minimal positive eigenvalues of ``S_int w = lambda S_pen w`` on the orthogonal complement
+    of the null space of ``S_int`` (``Q``), where ``S_int`` is positive definite: the largest
+    ``mu = 1 / lambda`` of the pencil ``(Q^T S_pen Q, Q^T S_int Q)``."""
+    null = scipy.linalg.null_space(S_int, rcond=1e-9)
+    Q = scipy.linalg.null_space(null.T) if null.size else np.eye(S_int.shape[0])
+    mu, U = scipy.linalg.eigh(Q.T @ S_pen @ Q, Q.T @ S_int @ Q)
+    mu, U = mu[::-1][:k], U[:, ::-1][:, :k]
+    return 1.0 / mu, Q @ U, null
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("pen_rank", [3, 9])  # singular (LDA-like) and definite penalty
+def test_positive_rule_matches_the_dense_reference(seed, pen_rank):
+    rng = np.random.default_rng(seed)
+    n, k = 9, 3
+    S_int, S_pen = _psd(rng, n, 6), _psd(rng, n, pen_rank)  # S_int: a 3-dim null space
+    lam, W = solve_graph_embedding(S_int, S_pen, k, solver="positive", tol=1e-10)
+    ref_lam, ref_W, null = _reference(S_int, S_pen, k)
+    assert null.shape[1] == 3
+    np.testing.assert_allclose(lam, ref_lam, rtol=1e-7)
+    assert np.all(lam > 0)
+    # same directions up to sign and scale (the eigenvalues are distinct)
+    cos = np.abs(np.einsum("ij,ij->j", W, ref_W))
+    cos /= np.linalg.norm(W, axis=0) * np.linalg.norm(ref_W, axis=0)
+    np.testing.assert_allclose(cos, 1.0, atol=1e-7)
+    # the null space of S_int is skipped, and the GE constraint holds
+    assert np.abs(null.T @ W).max() < 1e-8 * np.abs(W).max()
+    np.testing.assert_allclose(np.einsum("ij,ij->j", W, S_pen @ W), 1.0, rtol=1e-8)
+    np.testing.assert_allclose(np.einsum("ij,ij->j", W, S_int @ W), lam, rtol=1e-7)
+
+
+def test_regularized_rule_takes_the_null_space_first_positive_skips_it():
+    rng = np.random.default_rng(3)
+    S_int, S_pen = _psd(rng, 8, 5), _psd(rng, 8, 8)
+    lam_reg, W_reg = solve_graph_embedding(S_int, S_pen, 2, solver="regularized")
+    lam_pos, W_pos = solve_graph_embedding(S_int, S_pen, 2, solver="positive")
+    ratio = np.einsum("ij,ij->j", W_reg, S_int @ W_reg) / np.einsum("ij,ij->j", W_reg, W_reg)
+    assert np.all(ratio < 1e-6 * np.trace(S_int))  # null-space discriminants: lambda ~ 0
+    assert np.all(lam_reg < 1e-6) and np.all(lam_pos > 1e-3)
+
+
+def test_positive_equals_regularized_without_an_intrinsic_null_space():
+    rng = np.random.default_rng(4)
+    S_int, S_pen = _psd(rng, 7, 7) + np.eye(7), _psd(rng, 7, 4)
+    lam_reg, W_reg = solve_graph_embedding(S_int, S_pen, 3, solver="regularized")
+    lam_pos, W_pos = solve_graph_embedding(S_int, S_pen, 3, solver="positive")
+    np.testing.assert_allclose(lam_pos, lam_reg, rtol=1e-6)
+    np.testing.assert_allclose(np.abs(W_pos), np.abs(W_reg), rtol=1e-5, atol=1e-9)
+
+
+def test_penalty_free_directions_rank_last_with_infinite_lambda():
+    rng = np.random.default_rng(5)
+    S_int, S_pen = _psd(rng, 6, 6), _psd(rng, 6, 2)
+    lam, W = solve_graph_embedding(S_int, S_pen, 4, solver="positive")
+    assert np.all(np.isfinite(lam[:2])) and np.all(np.isinf(lam[2:]))
+
+
+def test_more_directions_than_the_intrinsic_rank_is_an_error():
+    rng = np.random.default_rng(6)
+    with pytest.raises(ValueError, match="n_components=5 is larger than the rank"):
+        solve_graph_embedding(_psd(rng, 6, 4), _psd(rng, 6, 6), 5, solver="positive")
+
+
+def test_estimators_accept_the_rule_and_ngeu_leaves_the_null_space():
+    """Expected linear kernel ``X X^T + diag(tr S_i)``: full rank N, so the within-class
+    scatter has a null direction that the default rule takes (lambda ~ 0) and the paper's rule
+    skips; plain linear KDA (rank D < N) has none, so both rules agree there."""
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1, 2], 15)
+    X = rng.normal(size=(45, 3)) + 3.0 * rng.normal(size=(3, 3))[y]
+    S = rng.uniform(0.05, 0.5, size=45)
+    ngeu = {
+        s: KDA_NGEU(n_components=2, kernel="linear", uncertainty=None, solver=s).fit(
+            X, y, sample_variance=S
+        )
+        for s in ("regularized", "positive")
+    }
+    assert np.all(ngeu["regularized"].eigenvalues_ < 1e-4)
+    assert np.all(ngeu["positive"].eigenvalues_ > 1e-2)
+    assert ngeu["positive"].solver_path_ == "full"
+    ge = {s: KDA_GE(n_components=2, kernel="linear", solver=s).fit(X, y) for s in ngeu}
+    np.testing.assert_allclose(
+        np.abs(ge["positive"].transform(X)), np.abs(ge["regularized"].transform(X)), atol=1e-6
+    )
+    with pytest.raises(ValueError, match="solver must be one of"):
+        KDA_GE(solver="smallest").fit(X, y)
+
+
+# ---- the diagonal convention --------------------------------------------------------------
+
+
+def test_mean_embedding_norms_closed_forms_and_monte_carlo():
+    rng = np.random.default_rng(0)
+    X, v = rng.normal(size=(4, 3)), rng.uniform(0.1, 0.5, size=4)
+    np.testing.assert_allclose(
+        mean_embedding_norms(X, v, kernel="linear"), np.einsum("ij,ij->i", X, X), atol=1e-12
+    )
+    np.testing.assert_allclose(
+        mean_embedding_norms(X, v, kernel="rbf", gamma=0.3), (1 + 4 * 0.3 * v) ** -1.5, rtol=1e-12
+    )
+    # diagonal covariances, rbf and poly-2: E k(x, x') over independent draws of one Gaussian
+    S = rng.uniform(0.05, 0.4, size=(4, 3))
+    x = X[:, None, :] + np.sqrt(S)[:, None, :] * rng.normal(size=(4, 200_000, 3))
+    x2 = X[:, None, :] + np.sqrt(S)[:, None, :] * rng.normal(size=(4, 200_000, 3))
+    rbf = np.exp(-0.3 * ((x - x2) ** 2).sum(axis=2)).mean(axis=1)
+    poly = ((0.5 * (x * x2).sum(axis=2) + 1.0) ** 2).mean(axis=1)
+    np.testing.assert_allclose(mean_embedding_norms(X, S, kernel="rbf", gamma=0.3), rbf, rtol=5e-3)
+    np.testing.assert_allclose(
+        mean_embedding_norms(X, S, kernel="poly", gamma=0.5, coef0=1.0), poly, rtol=1e-2
+    )
+
+
+def test_mean_embedding_diagonal_makes_linear_ngeu_linear_ge():
+    """The paper's remark: with a linear kernel the uncertainty enters only through the
+    diagonal; without it (the two-variable convention) NGEU is GE."""
+    rng = np.random.default_rng(1)
+    y = np.repeat([0, 1, 2], 15)
+    X = rng.normal(size=(45, 4)) + 2.0 * rng.normal(size=(3, 4))[y]
+    ngeu = KDA_NGEU(kernel="linear", beta=0.3, diagonal="mean_embedding").fit(X, y)
+    ge = KDA_GE(kernel="linear").fit(X, y)
+    np.testing.assert_allclose(np.abs(ngeu.transform(X)), np.abs(ge.transform(X)), atol=1e-8)
+    one = KDA_NGEU(kernel="linear", beta=0.3).fit(X, y)
+    assert np.abs(np.abs(one.transform(X)) - np.abs(ge.transform(X))).max() > 1e-3
+    # rbf: the diagonal changes (1 -> (1 + 4 gamma sigma^2)^(-D/2)), and with it the model
+    rbf = {
+        d: KMFA_NGEU(n_components=2, beta=0.3, diagonal=d).fit(X, y)
+        for d in ("one_variable", "mean_embedding")
+    }
+    gap = np.abs(rbf["one_variable"].transform(X)) - np.abs(rbf["mean_embedding"].transform(X))
+    assert np.abs(gap).max() > 1e-3
+    with pytest.raises(ValueError, match="diagonal must be one of"):
+        KDA_NGEU(diagonal="two").fit(X, y)
