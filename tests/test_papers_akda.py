@@ -412,3 +412,31 @@ def test_workflow_groups_exactly_the_kernel_methods():
     text = (Path(__file__).resolve().parents[1] / "workflow/rules/common_akda.smk").read_text()
     found = re.search(r"AKDA_KERNEL_ESTIMATORS = (\([^)]*\))", text).group(1)
     assert set(ast.literal_eval(found)) == {*akda.KERNEL_DR, "KSVM"}
+
+
+def test_gaussian_mixture_subclasses_are_offsets_of_the_same_samples():
+    """n_modes > 1 adds one offset per (class, mode) in the informative subspace to the very
+    samples of n_modes = 1: the difference is constant within a mode and differs between modes;
+    with well-separated modes, 2-means on a class recovers them (i mod n_modes)."""
+    from sklearn.cluster import KMeans
+
+    from graphdr.datasets import make_gaussian_mixture
+
+    kw = dict(n_informative=16, class_sep=0.3, overlap=0.5, random_state=4)
+    X1, y1 = make_gaussian_mixture(5, 40, 128, **kw)
+    X3, y3 = make_gaussian_mixture(5, 40, 128, n_modes=3, mode_sep=2.0, **kw)
+    np.testing.assert_array_equal(y1, y3)
+    np.testing.assert_array_equal(make_gaussian_mixture(5, 40, 128, n_modes=1, **kw)[0], X1)
+    diff = (X3 - X1).reshape(5, 40, 128)
+    mode = np.arange(40) % 3
+    for c in range(5):
+        for j in range(3):
+            np.testing.assert_allclose(diff[c, mode == j], diff[c, mode == j][:1].repeat(
+                (mode == j).sum(), axis=0), atol=1e-4)  # fmt: skip
+        assert np.linalg.norm(diff[c, 0] - diff[c, 1]) > 5.0
+    X2, _ = make_gaussian_mixture(2, 60, 128, n_modes=2, mode_sep=3.0, noise=0.3, **kw)
+    labels = KMeans(2, n_init=5, random_state=0).fit_predict(X2[:60])
+    agree = np.mean(labels == np.arange(60) % 2)
+    assert max(agree, 1 - agree) == 1.0
+    with pytest.raises(ValueError, match="n_modes"):
+        make_gaussian_mixture(2, 4, 8, n_modes=5)
