@@ -440,3 +440,27 @@ def test_gaussian_mixture_subclasses_are_offsets_of_the_same_samples():
     assert max(agree, 1 - agree) == 1.0
     with pytest.raises(ValueError, match="n_modes"):
         make_gaussian_mixture(2, 4, 8, n_modes=5)
+
+
+def test_calibration_selects_the_trial_nearest_the_papers_averages():
+    """The calibration's choice is the trial nearest the reference MAPs (ties: AKSDA's gain),
+    read from the reference file; every trial's MAPs are percentages of a real fit."""
+    from graphdr.pipeline.papers import akda_calibrate as cal
+
+    trials = pd.DataFrame(
+        {"AKDA": [60.0, 61.0, 61.2, 90.0], "LSVM": [50.0, 58.0, 58.1, 58.0],
+         "AKSDA": [60.0, 61.0, 62.5, 95.0]}
+    )  # fmt: skip
+    # rows 1 and 2 are both within 0.5 of the best distance: the larger AKSDA gain wins
+    assert cal.select_trial(trials, {"AKDA": 61.29, "LSVM": 58.46}) == 2
+    assert cal.select_trial(trials, {"AKDA": 90.0, "LSVM": 58.0}) == 3
+    base = dict(cal.BASE) | {"n_classes": 4, "n_per_class": 30, "dim": 64}
+    ref = Path(__file__).resolve().parents[1] / "config/references/akda_averages.csv"
+    out = cal.calibrate(ref, grid={"class_sep": [0.3, 2.0], "mode_sep": [1.0], "noise": [0.5]},
+                        base=base)  # fmt: skip
+    assert len(out) == 2 and out["selected"].sum() == 1
+    assert (
+        ((out[["AKDA", "AKSDA", "LSVM"]] > 0) & (out[["AKDA", "AKSDA", "LSVM"]] <= 100)).all().all()
+    )
+    assert out.loc[1, "AKDA"] > out.loc[0, "AKDA"]  # better separated classes score higher
+    assert (out["paper AKDA (10Ex)"] == 61.29).all()
