@@ -223,7 +223,7 @@ def test_claims_parse_and_every_checked_claim_selects_data(tmp_path):
     # a frame of the full configuration's shape: every experiment of papers.akda, every method
     experiments = [
         (d, c) for d in ("akda_decaf50", "akda_usps", "coil20") for c in ("10Ex", "100Ex")
-    ] + [("akda_decaf200", "100Ex")]
+    ] + [("akda_decaf200", "100Ex"), ("akda_decaf50sub", "10Ex")]
     cells = [(d, c, m) for d, c in experiments for m in akda.METHODS]
     runs = _write_runs(tmp_path, cells, n_classes=8)
     toy = tmp_path / "toy_timing.json"

@@ -44,6 +44,12 @@ def akda_group_code(wildcards):
     return code("graphdr.pipeline.papers.akda", *sorted(m for m in extra if m))
 
 
+def akda_group_cv(wildcards):
+    """The CV settings of a group run: papers.akda.cv, updated by papers.akda.kernel_cv of the
+    dataset (a documented reduction of the kernel methods' CV at the largest scale)."""
+    return AKDA.get("cv", {}) | AKDA.get("kernel_cv", {}).get(wildcards.dataset, {})
+
+
 def akda_group_skipped(wildcards):
     """{method: reason} of the grouped methods skipped on this dataset and condition."""
     skip = AKDA.get("skip", {}).get(wildcards.dataset, {}).get(wildcards.condition, {})

@@ -73,7 +73,7 @@ if AKDA_GROUPED:
             methods=AKDA_GROUPED,
             skipped=akda_group_skipped,
             n_per_class=lambda w: AKDA["conditions"][w.condition],
-            cv=AKDA.get("cv", {}),
+            cv=akda_group_cv,
             reg=AKDA.get("reg"),
             seed=AKDA.get("seed"),
             estimators=AKDA.get("estimators", {}),
