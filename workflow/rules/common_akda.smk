@@ -3,6 +3,32 @@
 
 AKDA = config.get("papers", {}).get("akda", {})
 
+# Estimators run on RBF kernels: graphdr.pipeline.papers.akda.KERNEL_DR plus KSVM (the workflow
+# does not import the package; tests/test_papers_akda.py checks that the two lists agree).
+AKDA_KERNEL_ESTIMATORS = (
+    "KDA",
+    "GDA",
+    "SRKDA",
+    "AKDA",
+    "KSDA",
+    "GSDA",
+    "AKSDA",
+    "KSVM",
+)
+
+
+def akda_estimator(method):
+    """The registered estimator of a protocol column (papers.akda.estimators, else itself)."""
+    return AKDA.get("estimators", {}).get(method, {}).get("estimator", method)
+
+
+# Kernel methods run together, one job per dataset and condition (rule akda_group: shared CV
+# folds, distances and subclass partitions); the others one job per method (rule akda_run).
+AKDA_GROUPED = [
+    m for m in AKDA.get("methods", []) if akda_estimator(m) in AKDA_KERNEL_ESTIMATORS
+]
+AKDA_SINGLE = [m for m in AKDA.get("methods", []) if m not in AKDA_GROUPED]
+
 
 def akda_run_code(wildcards):
     """Code inputs of one run: the protocol module and the module of its method, if it is a
@@ -10,6 +36,24 @@ def akda_run_code(wildcards):
     name = AKDA.get("estimators", {}).get(wildcards.akda_method, {})
     extra = _defining_module(name.get("estimator", wildcards.akda_method))
     return code("graphdr.pipeline.papers.akda", *([extra] if extra else []))
+
+
+def akda_group_code(wildcards):
+    """Code inputs of a group run: the protocol module and the modules of its methods."""
+    extra = {_defining_module(akda_estimator(m)) for m in AKDA_GROUPED}
+    return code("graphdr.pipeline.papers.akda", *sorted(m for m in extra if m))
+
+
+def akda_group_cv(wildcards):
+    """The CV settings of a group run: papers.akda.cv, updated by papers.akda.kernel_cv of the
+    dataset (a documented reduction of the kernel methods' CV at the largest scale)."""
+    return AKDA.get("cv", {}) | AKDA.get("kernel_cv", {}).get(wildcards.dataset, {})
+
+
+def akda_group_skipped(wildcards):
+    """{method: reason} of the grouped methods skipped on this dataset and condition."""
+    skip = AKDA.get("skip", {}).get(wildcards.dataset, {}).get(wildcards.condition, {})
+    return {m: why for m, why in skip.items() if m in AKDA_GROUPED}
 
 
 def akda_kernel_entries(wildcards):

@@ -4,7 +4,8 @@
 
 
 rule akda_run:
-    """Cross-validate, train and test one method on one dataset and condition (MAP, seconds)."""
+    """Cross-validate, train and test one method on one dataset and condition (MAP, seconds):
+    the methods without a kernel (PCA, LDA, LSVM)."""
     input:
         prepared=rules.prepare_dataset.output.prepared,
         code=akda_run_code,
@@ -17,7 +18,7 @@ rule akda_run:
         results("benchmarks/akda_run/{dataset}/{condition}/{akda_method}.tsv")
     wildcard_constraints:
         condition=_alternatives(AKDA.get("conditions", {})),
-        akda_method=_alternatives(AKDA.get("methods", [])),
+        akda_method=_alternatives(AKDA_SINGLE),
     conda:
         "../../envs/plot.yaml"
     threads: resource("akda_run", "threads")
@@ -34,6 +35,52 @@ rule akda_run:
         draws=lambda w: akda_draws(w.dataset),
     script:
         "../scripts/akda_run.py"
+
+
+# the workflow defines the group rule only when the config has kernel methods (its output list
+# would be empty)
+if AKDA_GROUPED:
+
+    rule akda_group:
+        """The kernel methods of one dataset and condition in one job (shared CV folds, distances
+        and subclass partitions; graphdr.pipeline.papers.akda.akda_group_run): every method's
+        result and timing files, a skipped method's with its reason."""
+        input:
+            prepared=rules.prepare_dataset.output.prepared,
+            code=akda_group_code,
+        output:
+            results=[
+                results(f"akda/runs/{{dataset}}/{{condition}}/{m}.json")
+                for m in AKDA_GROUPED
+            ],
+            timings=[
+                results(f"akda/runs/{{dataset}}/{{condition}}/{m}.timing.json")
+                for m in AKDA_GROUPED
+            ],
+        log:
+            logs("akda_group/{dataset}/{condition}.log"),
+        benchmark:
+            results("benchmarks/akda_group/{dataset}/{condition}.tsv")
+        wildcard_constraints:
+            condition=_alternatives(AKDA.get("conditions", {})),
+        conda:
+            "../../envs/plot.yaml"
+        threads: resource("akda_group", "threads")
+        resources:
+            mem_mb=memory("akda_group", akda_kernel_entries),
+            runtime=resource("akda_group", "runtime"),
+        params:
+            methods=AKDA_GROUPED,
+            skipped=akda_group_skipped,
+            n_per_class=lambda w: AKDA["conditions"][w.condition],
+            cv=akda_group_cv,
+            reg=AKDA.get("reg"),
+            seed=AKDA.get("seed"),
+            estimators=AKDA.get("estimators", {}),
+            sensitivity=AKDA.get("sensitivity", {}),
+            draws=lambda w: akda_draws(w.dataset),
+        script:
+            "../scripts/akda_group.py"
 
 
 rule akda_tables:

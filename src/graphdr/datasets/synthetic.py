@@ -82,6 +82,8 @@ def make_gaussian_mixture(
     shared_scale=0.5,
     noise=1.0,
     overlap=0.0,
+    n_modes=1,
+    mode_sep=0.0,
     random_state=0,
     dtype=np.float64,
 ):
@@ -98,11 +100,35 @@ def make_gaussian_mixture(
     that a linear SVM on the raw features scores about 60% (10 training samples per class) and
     70% (30 per class) with 100 classes; 1-NN scores about 5-7%.
 
+    **Subclasses** (``n_modes > 1``): every class is a mixture of ``n_modes`` equally likely
+    modes (subclasses), x = (G_c + M_cj + overlap * u) P + ..., with mode offsets
+    M_cj ~ N(0, mode_sep^2 I_k) in the same informative subspace; sample i of a class belongs to
+    mode ``i mod n_modes`` (balanced, rows still grouped by class). Two modes of a class lie
+    about ``mode_sep sqrt(2k)`` apart against a within-mode spread of ``overlap`` per informative
+    direction plus the noise, so ``mode_sep`` sets how separated the subclasses are, and a
+    large ``mode_sep`` against ``class_sep`` makes the classes interleave (a class mean then
+    says little: the case subclass discriminant analysis is for). The offsets come from their
+    own child seeds: ``n_modes=1`` (the default) gives exactly the single-Gaussian classes, and
+    the noise of every sample is the same for any ``n_modes``. No mode labels are
+    returned: the mode of sample i of a class is ``i mod n_modes`` by construction.
+
     Each class has its own child seed, so the result does not depend on how it is chunked and
     the first classes do not change when ``n_classes`` grows; rows are grouped by class. Memory:
     the output array plus one class block of float32.
     """
+    if int(n_modes) < 1:
+        raise ValueError(f"n_modes={n_modes!r} must be >= 1 (subclasses per class).")
+    if int(n_modes) > n_per_class:
+        raise ValueError(
+            f"n_modes={n_modes} exceeds n_per_class={n_per_class}: every mode needs a sample; "
+            "lower n_modes or raise n_per_class."
+        )
+    if mode_sep < 0:
+        raise ValueError(f"mode_sep={mode_sep!r} must be >= 0 (a standard deviation).")
     seeds = np.random.SeedSequence(random_state).spawn(n_classes + 1)
+    mode_seeds = (
+        np.random.SeedSequence([int(random_state), 1]).spawn(n_classes) if n_modes > 1 else None
+    )
     rng = np.random.default_rng(seeds[0])
     f32 = np.float32
     P = rng.standard_normal((n_informative, dim), dtype=f32) / f32(np.sqrt(n_informative))
@@ -115,9 +141,16 @@ def make_gaussian_mixture(
         block = crng.standard_normal((n_per_class, dim), dtype=f32)
         block *= f32(noise)
         block += Z @ W  # W already carries shared_scale
+        centre = np.broadcast_to(G[c], (n_per_class, n_informative))
+        if mode_seeds is not None:
+            mrng = np.random.default_rng(mode_seeds[c])
+            M = mrng.standard_normal((int(n_modes), n_informative), dtype=f32) * f32(mode_sep)
+            centre = centre + M[np.arange(n_per_class) % int(n_modes)]
         if overlap:
             U = crng.standard_normal((n_per_class, n_informative), dtype=f32) * f32(overlap)
-            block += (G[c] + U) @ P
+            block += (centre + U) @ P
+        elif mode_seeds is not None:
+            block += centre @ P
         else:
             block += G[c] @ P
         X[c * n_per_class : (c + 1) * n_per_class] = block
@@ -155,10 +188,13 @@ def load_gaussian_mixture(
     shared_scale=0.5,
     noise=1.0,
     overlap=0.0,
+    n_modes=1,
+    mode_sep=0.0,
     random_state=0,
     dtype="float64",
 ):
-    """Loader ``gaussian_mixture`` (the DeCAF stand-in); ``dtype="float32"`` halves memory."""
+    """Loader ``gaussian_mixture`` (the DeCAF stand-in); ``dtype="float32"`` halves memory;
+    ``n_modes > 1``: classes made of subclasses (:func:`make_gaussian_mixture`)."""
     X, y = make_gaussian_mixture(
         n_classes,
         n_per_class,
@@ -169,6 +205,8 @@ def load_gaussian_mixture(
         shared_scale=shared_scale,
         noise=noise,
         overlap=overlap,
+        n_modes=n_modes,
+        mode_sep=mode_sep,
         random_state=random_state,
         dtype=np.dtype(dtype),
     )

@@ -19,6 +19,8 @@ every class c) [derived; checked in the tests]. Shared helpers come from
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import numbers
 from dataclasses import dataclass
 
@@ -43,7 +45,7 @@ from graphdr.methods.discriminant import (
     solve_kernel_gep,
 )
 
-__all__ = ["AKSDA", "KSDA", "GSDA", "SubclassPartition"]
+__all__ = ["AKSDA", "KSDA", "GSDA", "SubclassPartition", "cached_partitions"]
 
 CLUSTERINGS = ("kmeans", "nn")
 _KMEANS_SERIAL_BELOW = 1 << 20  # entries of a class's data block
@@ -160,6 +162,37 @@ def _split_class(data, n_groups, *, clustering, seed, precomputed) -> np.ndarray
     return labels
 
 
+#: memo of partition_subclasses inside cached_partitions() (None: caching off)
+_PARTITIONS: dict | None = None
+#: data blocks larger than this are not hashed for the memo (the final fit of a large run)
+_CACHE_MAX_BYTES = 1 << 28
+
+
+@contextlib.contextmanager
+def cached_partitions():
+    """Within the block, :func:`partition_subclasses` returns the partition it computed before
+    for the same data, labels, subclass counts, clustering and seed (it is deterministic in
+    them). A cross-validation grid fits every regularisation constant on the same fold kernel:
+    k-means runs once per (fold, width, H) instead of once per grid point. Off by default (a
+    timed fit must cluster); data over 256 MB are never cached. Not thread-safe."""
+    global _PARTITIONS
+    outer = _PARTITIONS
+    _PARTITIONS = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _PARTITIONS = outer
+
+
+def _digest(*arrays) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(a.data)
+    return h.hexdigest()
+
+
 def partition_subclasses(
     data: np.ndarray,
     labels: np.ndarray,
@@ -179,6 +212,18 @@ def partition_subclasses(
     if clustering not in CLUSTERINGS:
         raise ValueError(f"clustering must be one of {CLUSTERINGS}, got {clustering!r}.")
     seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
+    key = None
+    if _PARTITIONS is not None and data.nbytes <= _CACHE_MAX_BYTES:
+        key = (_digest(data, labels, n_per_class), clustering, int(seed), bool(precomputed))
+        if key in _PARTITIONS:
+            return _PARTITIONS[key]
+    part = _partition(data, labels, n_per_class, clustering, seed, precomputed)
+    if key is not None:
+        _PARTITIONS[key] = part
+    return part
+
+
+def _partition(data, labels, n_per_class, clustering, seed, precomputed) -> SubclassPartition:
     sub = np.empty(labels.size, dtype=np.intp)
     class_of, offset = [], 0
     for c in range(n_per_class.size):

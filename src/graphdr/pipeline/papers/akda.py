@@ -27,10 +27,12 @@ is searched as multiples of ``1 / mean squared distance``.
 
 from __future__ import annotations
 
+import importlib
 import os
 import time
 import warnings
 from collections.abc import Mapping
+from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
@@ -48,6 +50,7 @@ __all__ = [
     "LINEAR_DR",
     "METHODS",
     "SUBCLASS_DR",
+    "akda_group_run",
     "akda_run",
     "akda_toy",
     "condition_split",
@@ -168,6 +171,46 @@ class _Kernels:
 
     def test(self, gamma):
         return self._cached("test", self.D_test, gamma)
+
+
+class _FinalKernels:
+    """Squared distances of a draw's final training and test sets, computed once per draw and
+    shared by every kernel method of a group run (:func:`akda_group_run`).
+
+    The seconds spent on them are measured here and added to every method's training / testing
+    time (what a standalone run of that method spends on the same distances). The test part is
+    stored in float32 (it enters no factorisation; at N = 20000 it halves a 3.2 GB array) and
+    computed in row blocks from float64 products.
+    """
+
+    def __init__(self, X_train, X_test):
+        from graphdr.kernels import squared_distances
+
+        t0 = time.perf_counter()
+        self.D_train = squared_distances(X_train)
+        self.mean_d2 = float(self.D_train.mean())
+        self.train_seconds = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        self.D_test = np.empty((X_test.shape[0], X_train.shape[0]), dtype=np.float32)
+        step = max(1, _BLOCK_ENTRIES // max(1, X_train.shape[0]))
+        for start in range(0, X_test.shape[0], step):
+            stop = start + step
+            self.D_test[start:stop] = squared_distances(X_test[start:stop], X_train)
+        self.test_seconds = time.perf_counter() - t0
+
+    def train_kernel(self, gamma):
+        return np.exp(-gamma * self.D_train)
+
+    def test_blocks(self, gamma):
+        """Row blocks of the float64 test kernel (about 256 MB each)."""
+        step = max(1, _BLOCK_ENTRIES // max(1, self.D_test.shape[1]))
+        for start in range(0, self.D_test.shape[0], step):
+            block = np.asarray(self.D_test[start : start + step], dtype=np.float64)
+            yield start, np.exp(-gamma * block, out=block)
+
+
+#: entries of one row block of a test kernel (256 MB of float64)
+_BLOCK_ENTRIES = 1 << 25
 
 
 class _Standardise:
@@ -293,17 +336,10 @@ def _extended_factors(factors, best: float, step: float) -> list[float]:
     return list(factors)
 
 
-def cross_validate(method, X, y, *, cv: Mapping, reg: float, seed: int, estimators=None):
-    """Mean validation MAP over the folds for every grid point and C; returns (best, table).
-
-    ``best`` holds the selected grid point plus ``C``; ties go to the first in grid order. The
-    squared distances of every fold are computed once and shared by all grid points. With
-    ``cv["gamma_extend"] = k > 0`` the width grid grows by the ratio of its two largest factors
-    beyond whichever edge the selected width sits on, at most ``k`` times per run, so that the
-    selected width ends strictly inside the grid when the budget allows (``edges`` of
-    :func:`selection_edges` says when it did not).
-    """
-    classes = np.unique(y)
+def cv_folds(X, y, *, cv: Mapping, seed: int, kernels: bool):
+    """The CV folds of one training set: (learning indices, validation indices, the fold's
+    squared distances or None). Built once per draw and shared by every method of a group run
+    (:func:`akda_group_run`); the kernels of one width are cached within a fold."""
     splits = cv_splits(
         y,
         n_folds=int(cv["folds"]),
@@ -312,11 +348,29 @@ def cross_validate(method, X, y, *, cv: Mapping, reg: float, seed: int, estimato
         max_learn=cv.get("max_learn"),
         max_val=cv.get("max_val"),
     )
+    return [(learn, val, _Kernels(X[learn], X[val]) if kernels else None) for learn, val in splits]
+
+
+def cross_validate(
+    method, X, y, *, cv: Mapping, reg: float, seed: int, estimators=None, folds=None
+):
+    """Mean validation MAP over the folds for every grid point and C; returns (best, table).
+
+    ``best`` holds the selected grid point plus ``C``; ties go to the first in grid order. The
+    squared distances of every fold are computed once and shared by all grid points. With
+    ``cv["gamma_extend"] = k > 0`` the width grid grows by the ratio of its two largest factors
+    beyond whichever edge the selected width sits on, at most ``k`` times per run, so that the
+    selected width ends strictly inside the grid when the budget allows (``edges`` of
+    :func:`selection_edges` says when it did not). ``folds`` (:func:`cv_folds`) shares the folds
+    and their distances between methods; by default they are built here. Subclass partitions
+    are cached across the grid points that share a fold, width and H
+    (:func:`graphdr.methods.subclass.cached_partitions`: k-means does not depend on reg or C).
+    """
+    classes = np.unique(y)
     Cs = [float(c) for c in cv["C"]]
-    needs_kernel = is_kernel_dr(method, estimators) or method == "KSVM"
-    folds = [
-        (learn, val, _Kernels(X[learn], X[val]) if needs_kernel else None) for learn, val in splits
-    ]
+    if folds is None:
+        needs_kernel = is_kernel_dr(method, estimators) or method == "KSVM"
+        folds = cv_folds(X, y, cv=cv, seed=seed, kernels=needs_kernel)
     rows: list[dict] = []
 
     def run(points):
@@ -331,6 +385,20 @@ def cross_validate(method, X, y, *, cv: Mapping, reg: float, seed: int, estimato
                     rows.append(point | {"C": C, "fold": fold, "map": float(ap.mean())})
 
     factors = [float(g) for g in cv.get("gamma_factors", [])]
+    cache = _partition_cache() if is_subclass_dr(method, estimators) else nullcontext()
+    with cache:
+        best, mean, keys = _search(run, method, cv, estimators, rows, factors)
+    return best, mean
+
+
+def _partition_cache():
+    # imported by name: the subclass module is a code input of the subclass methods' jobs only
+    # (workflow/rules/common_akda.smk), as for the estimators themselves
+    return importlib.import_module("graphdr.methods.subclass").cached_partitions()
+
+
+def _search(run, method, cv, estimators, rows, factors):
+    """Run the grid, then grow the width grid past the edge the selection sits on."""
     run(_grid(method, cv, estimators))
     mean, keys = _mean_table(rows)
     best = select(mean, keys)
@@ -345,7 +413,7 @@ def cross_validate(method, X, y, *, cv: Mapping, reg: float, seed: int, estimato
             run(_grid(method, cv, estimators, gamma_factors=added))
             mean, keys = _mean_table(rows)
             best = select(mean, keys)
-    return best, mean
+    return best, mean, keys
 
 
 def selection_edges(best: Mapping, mean: pd.DataFrame) -> list[str]:
@@ -359,18 +427,36 @@ def selection_edges(best: Mapping, mean: pd.DataFrame) -> list[str]:
     return edges
 
 
-def _final_fit(method, best, X_tr, y_tr, X_te, classes, *, reg, seed, estimators=None):
-    """Train with the selected parameters and score the test set, timing both stages."""
+def _final_fit(method, best, X_tr, y_tr, X_te, classes, *, reg, seed, estimators=None, shared=None):
+    """Train with the selected parameters and score the test set, timing both stages.
+
+    ``shared`` (:class:`_FinalKernels`, kernel methods and KSVM of a group run) holds the
+    squared distances of this training / test pair: their measured seconds are added to the
+    training and testing times in place of computing them again.
+    """
     from graphdr.kernels import squared_distances
 
     C = best["C"]
     kernel = is_kernel_dr(method, estimators)
     t0 = time.perf_counter()
-    if kernel or method == "KSVM":
+    if shared is not None and (kernel or method == "KSVM"):
+        gamma = best["gamma_factor"] / shared.mean_d2
+        K = shared.train_kernel(gamma)
+        t_dist_train, t_dist_test = shared.train_seconds, shared.test_seconds
+
+        def test_kernel_blocks():
+            return shared.test_blocks(gamma)
+
+    elif kernel or method == "KSVM":
         D = squared_distances(X_tr)
         gamma = best["gamma_factor"] / float(D.mean())
         K = np.exp(-gamma * D, out=D)
         del D
+        t_dist_train = t_dist_test = 0.0  # timed as part of the fit
+
+        def test_kernel_blocks():
+            return iter([(0, np.exp(-gamma * squared_distances(X_te, X_tr)))])
+
     if method == "LSVM":
         W, b = fit_ovr_linear_svm(X_tr, y_tr, classes, C)
         t_train = time.perf_counter() - t0
@@ -385,11 +471,13 @@ def _final_fit(method, best, X_tr, y_tr, X_te, classes, *, reg, seed, estimators
             warnings.simplefilter("ignore", ConvergenceWarning)
             models = [SVC(C=C, kernel="precomputed").fit(K, y_tr == c) for c in classes]
         del K
-        t_train = time.perf_counter() - t0
+        t_train = time.perf_counter() - t0 + t_dist_train
         t0 = time.perf_counter()
-        Kt = np.exp(-gamma * squared_distances(X_te, X_tr))
-        scores = np.column_stack([m.decision_function(Kt) for m in models])
-        t_test = time.perf_counter() - t0
+        scores = np.empty((X_te.shape[0], len(classes)))
+        for start, Kt in test_kernel_blocks():
+            rows = slice(start, start + Kt.shape[0])
+            scores[rows] = np.column_stack([m.decision_function(Kt) for m in models])
+        t_test = time.perf_counter() - t0 + t_dist_test
         return scores, t_train, t_test, None
     shape = {"n_samples": X_tr.shape[0], "n_features": X_tr.shape[1]}
     model = _estimator(
@@ -403,14 +491,16 @@ def _final_fit(method, best, X_tr, y_tr, X_te, classes, *, reg, seed, estimators
         Z_tr = model.fit(X_tr, y_tr).transform(X_tr)
     scale = _Standardise(Z_tr)
     W, b = fit_ovr_linear_svm(scale(Z_tr), y_tr, classes, C)
-    t_train = time.perf_counter() - t0
+    t_train = time.perf_counter() - t0 + (t_dist_train if kernel else 0.0)
     t0 = time.perf_counter()
     if kernel:
-        Z_te = model.transform(np.exp(-gamma * squared_distances(X_te, X_tr)))
+        Z_te = np.empty((X_te.shape[0], Z_tr.shape[1]))
+        for start, Kt in test_kernel_blocks():
+            Z_te[start : start + Kt.shape[0]] = model.transform(Kt)
     else:
         Z_te = model.transform(X_te)
     scores = scale(Z_te) @ W + b
-    t_test = time.perf_counter() - t0
+    t_test = time.perf_counter() - t0 + (t_dist_test if kernel else 0.0)
     return scores, t_train, t_test, int(Z_tr.shape[1])
 
 
@@ -422,15 +512,26 @@ def sensitivity_name(setting: Mapping) -> str:
 def _one_draw(method, X, y, *, n_per_class, cv, reg, seed, estimators, sensitivity):
     """CV, final fit and test of one seeded draw of the condition split: (record, seconds)."""
     train, test = condition_split(y, n_per_class, seed)
-    classes = np.unique(y)
     t0 = time.perf_counter()
     best, table = cross_validate(
         method, X[train], y[train], cv=cv, reg=reg, seed=seed, estimators=estimators
     )
     t_cv = time.perf_counter() - t0
+    return _draw_record(
+        method, best, table, X, y, train, test, reg=reg, seed=seed, estimators=estimators,
+        sensitivity=sensitivity, t_cv=t_cv,
+    )  # fmt: skip
+
+
+def _draw_record(
+    method, best, table, X, y, train, test, *, reg, seed, estimators, sensitivity, t_cv,
+    shared=None,
+):  # fmt: skip
+    """Final fit and test with the CV's selection, and the sensitivity variant: (record, seconds)."""
+    classes = np.unique(y)
     scores, t_train, t_test, dim = _final_fit(
         method, best, X[train], y[train], X[test], classes, reg=reg, seed=seed,
-        estimators=estimators,
+        estimators=estimators, shared=shared,
     )  # fmt: skip
     ap = average_precision_per_class(y[test], scores, classes)
     record = {
@@ -462,7 +563,7 @@ def _one_draw(method, X, y, *, n_per_class, cv, reg, seed, estimators, sensitivi
         chosen = select(table, list(best), where=fixed)
         v_scores, *_ = _final_fit(
             method, chosen, X[train], y[train], X[test], classes, reg=reg, seed=seed,
-            estimators=estimators,
+            estimators=estimators, shared=shared,
         )  # fmt: skip
         v_ap = average_precision_per_class(y[test], v_scores, classes)
         record["variants"][name] = {
@@ -471,7 +572,50 @@ def _one_draw(method, X, y, *, n_per_class, cv, reg, seed, estimators, sensitivi
             "ap": [float(a) for a in v_ap],
         }
     seconds = {"train_seconds": t_train, "test_seconds": t_test, "cv_seconds": t_cv}
+    if shared is not None:
+        seconds["shared_distance_seconds"] = {
+            "train": shared.train_seconds, "test": shared.test_seconds,
+        }  # fmt: skip
     return record, seconds
+
+
+def _write_run(records, timing, *, X, y, dataset, condition, method, estimators, paths) -> dict:
+    """The run's JSON record (first draw's fields, mean / std MAP, every draw) and its timing."""
+    maps = np.array([r["map"] for r in records])
+    first = records[0]
+    result = {
+        "dataset": dataset,
+        "condition": condition,
+        "method": method,
+        "estimator": dict(zip(("name", "params"), resolve(method, estimators), strict=True)),
+        "n_train": first["n_train"],
+        "n_test": first["n_test"],
+        "n_classes": int(np.unique(y).size),
+        "n_features": int(X.shape[1]),
+        "dimension": first["dimension"],
+        "selected": first["selected"],
+        "edges": first["edges"],
+        "map": float(maps.mean()),
+        "map_std": float(maps.std(ddof=1)) if maps.size > 1 else 0.0,
+        "ap": first["ap"],
+        "cv": first["cv"],
+        "variants": first["variants"],
+    }
+    if len(records) > 1:
+        result["draws"] = [{k: v for k, v in r.items() if k != "cv"} for r in records]
+    io.write_json(result, paths[0])
+    io.write_json(timing, paths[1])
+    return result | {"timing": timing}
+
+
+def _load(prepared):
+    data = load_npz(prepared)
+    return np.asarray(data.X, dtype=np.float64), np.asarray(data.y)
+
+
+def _check_draws(draws):
+    if int(draws) < 1:
+        raise ValueError(f"draws={draws!r} must be a positive integer (seeded split draws).")
 
 
 def akda_run(
@@ -506,11 +650,8 @@ def akda_run(
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; expected one of {METHODS}.")
-    if int(draws) < 1:
-        raise ValueError(f"draws={draws!r} must be a positive integer (seeded split draws).")
-    data = load_npz(prepared)
-    X = np.asarray(data.X, dtype=np.float64)
-    y = np.asarray(data.y)
+    _check_draws(draws)
+    X, y = _load(prepared)
     records, timing = [], None
     for d in range(int(draws)):
         record, seconds = _one_draw(
@@ -519,31 +660,87 @@ def akda_run(
         )  # fmt: skip
         records.append(record)
         timing = timing or seconds
-    maps = np.array([r["map"] for r in records])
-    first = records[0]
-    result = {
-        "dataset": dataset,
-        "condition": condition,
-        "method": method,
-        "estimator": dict(zip(("name", "params"), resolve(method, estimators), strict=True)),
-        "n_train": first["n_train"],
-        "n_test": first["n_test"],
-        "n_classes": int(np.unique(y).size),
-        "n_features": int(X.shape[1]),
-        "dimension": first["dimension"],
-        "selected": first["selected"],
-        "edges": first["edges"],
-        "map": float(maps.mean()),
-        "map_std": float(maps.std(ddof=1)) if maps.size > 1 else 0.0,
-        "ap": first["ap"],
-        "cv": first["cv"],
-        "variants": first["variants"],
-    }
-    if len(records) > 1:
-        result["draws"] = [{k: v for k, v in r.items() if k != "cv"} for r in records]
-    io.write_json(result, result_path)
-    io.write_json(timing, timing_path)
-    return result | {"timing": timing}
+    return _write_run(
+        records, timing, X=X, y=y, dataset=dataset, condition=condition, method=method,
+        estimators=estimators, paths=(result_path, timing_path),
+    )  # fmt: skip
+
+
+def akda_group_run(
+    prepared: str | os.PathLike,
+    *,
+    dataset: str,
+    condition: str,
+    n_per_class: int,
+    methods,
+    cv: Mapping,
+    reg: float,
+    seed: int,
+    result_paths: Mapping[str, str | os.PathLike],
+    timing_paths: Mapping[str, str | os.PathLike],
+    estimators: Mapping | None = None,
+    sensitivity: Mapping | None = None,
+    draws: int = 1,
+    skipped: Mapping[str, str] | None = None,
+) -> dict:
+    """:func:`akda_run` for several kernel methods (and KSVM) of one dataset and condition in
+    one process, sharing what does not depend on the method.
+
+    Per draw: the condition split, the CV folds and their squared distances (one RBF kernel per
+    fold and width, cached across reg, H and C: :class:`_Kernels`), the subclass partitions
+    (k-means once per fold, width and H for AKSDA and GSDA together), and the squared distances
+    of the final training and test sets (:class:`_FinalKernels`, computed once and timed once:
+    their seconds are added to every method's training / testing time). Every method's record
+    is what :func:`akda_run` writes for it (same CV folds, seeds and selection; the test kernel
+    comes from float32 distances). ``skipped`` maps methods not run to their reason (their
+    result file records it, their timing file is empty). Returns {method: record}.
+    """
+    methods = [m for m in methods if m not in (skipped or {})]
+    for m in methods:
+        if not (is_kernel_dr(m, estimators) or m == "KSVM"):
+            raise ValueError(
+                f"akda_group_run shares RBF kernels: {m!r} is not a kernel method; run it with "
+                "akda_run."
+            )
+    _check_draws(draws)
+    X, y = _load(prepared)
+    records = {m: [] for m in methods}
+    timings: dict = {}
+    for d in range(int(draws)):
+        s = seed + d
+        train, test = condition_split(y, n_per_class, s)
+        folds = cv_folds(X[train], y[train], cv=cv, seed=s, kernels=True)
+        chosen = {}
+        with _partition_cache():
+            for m in methods:
+                t0 = time.perf_counter()
+                best, table = cross_validate(
+                    m, X[train], y[train], cv=cv, reg=reg, seed=s, estimators=estimators,
+                    folds=folds,
+                )  # fmt: skip
+                chosen[m] = (best, table, time.perf_counter() - t0)
+        del folds
+        shared = _FinalKernels(X[train], X[test]) if methods else None
+        for m in methods:
+            best, table, t_cv = chosen[m]
+            record, seconds = _draw_record(
+                m, best, table, X, y, train, test, reg=reg, seed=s, estimators=estimators,
+                sensitivity=sensitivity, t_cv=t_cv, shared=shared,
+            )  # fmt: skip
+            records[m].append(record)
+            timings.setdefault(m, seconds)
+        del shared
+    out = {}
+    for m in methods:
+        out[m] = _write_run(
+            records[m], timings[m], X=X, y=y, dataset=dataset, condition=condition, method=m,
+            estimators=estimators, paths=(result_paths[m], timing_paths[m]),
+        )  # fmt: skip
+    for m, why in (skipped or {}).items():
+        if m in result_paths:
+            io.write_json({"method": m, "skipped": str(why)}, result_paths[m])
+            io.write_json({}, timing_paths[m])
+    return out
 
 
 # ---- toy example (Figures 2-3) ---------------------------------------------------------------
