@@ -14,7 +14,7 @@ TEST_WORKERS ?= auto
 GRAPHDR_DATA_MIRROR ?= $(wildcard $(abspath ../shared/datasets))
 export GRAPHDR_DATA_MIRROR
 # numpy and scipy each bundle an OpenBLAS; idle threads of one pool spin for ~0.1 s and slow the
-# other: spin 2^16 cycles instead (graphdr.pipeline.runtime.BLAS_ENVIRONMENT, the same value)
+# other: spin 2^16 cycles instead (graphdr.pipeline.plan.BLAS_ENVIRONMENT, the same value)
 export OPENBLAS_THREAD_TIMEOUT ?= 16
 
 .PHONY: reproduce quick test bench lint docs lock clean-venv

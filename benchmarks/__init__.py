@@ -11,8 +11,8 @@ docs/benchmarks.md.
 import os as _os
 
 # before numpy loads (this package is imported first): the workflow's OpenBLAS settings, unless
-# the environment sets its own (graphdr.pipeline.runtime imports no numpy)
-from graphdr.pipeline.runtime import BLAS_ENVIRONMENT as _BLAS_ENVIRONMENT
+# the environment sets its own (graphdr.pipeline.plan imports the standard library only)
+from graphdr.pipeline.plan import BLAS_ENVIRONMENT as _BLAS_ENVIRONMENT
 
 for _var, _value in _BLAS_ENVIRONMENT.items():
     _os.environ.setdefault(_var, _value)

@@ -18,7 +18,7 @@ and against the floors of their two solver paths.
 * Two BLAS pools: a numpy GEMM (numpy's OpenBLAS) alternating with a scipy Cholesky solve
   (scipy's OpenBLAS), as the low-rank solver does, against the two alone. Target: at most 1.2x.
   Fails when idle threads of one pool spin while the other works (OpenBLAS's default thread
-  timeout; ``graphdr.pipeline.runtime.BLAS_ENVIRONMENT``, set by this package, fixes it).
+  timeout; ``graphdr.pipeline.plan.BLAS_ENVIRONMENT``, set by this package, fixes it).
 
 Data: N samples, D = 1024 features, C = 20 Gaussian classes; RBF kernel with gamma = 1/D.
 BLAS threads are whatever the machine gives (the same for ours and the peer, interleaved rounds).

@@ -457,7 +457,7 @@ def test_job_environment_precedence(monkeypatch):
 def test_blas_environment_reaches_make_and_the_benchmarks():
     """The Makefile exports the same OpenBLAS settings as the workflow's jobs, and the benchmark
     package sets them before numpy loads (its first import)."""
-    from graphdr.pipeline.runtime import BLAS_ENVIRONMENT
+    from graphdr.pipeline.plan import BLAS_ENVIRONMENT
 
     makefile = (SRC.parent / "Makefile").read_text()
     for var, value in BLAS_ENVIRONMENT.items():

@@ -22,7 +22,7 @@ def akda_estimator(method):
     return AKDA.get("estimators", {}).get(method, {}).get("estimator", method)
 
 
-# Kernel methods run together, one job per dataset and condition (rule akda_group: shared CV
+# Kernel methods run together, one job per dataset and condition (the akda_group rule; shared CV
 # folds, distances and subclass partitions); the others one job per method (rule akda_run).
 AKDA_GROUPED = [
     m for m in AKDA.get("methods", []) if akda_estimator(m) in AKDA_KERNEL_ESTIMATORS

@@ -331,6 +331,9 @@ class SubclassDiscriminantBase(KernelDiscriminantBase):
 
     _bound_name = "n_subclasses - 1"
     _bound_reason = "{} has at most H-1 discriminant directions (H = total number of subclasses)"
+    #: :func:`cached_partitions`, reached through the class: a pipeline that builds the subclass
+    #: estimators by name (``registry.estimator_class``) needs no import of this module
+    cached_partitions = staticmethod(cached_partitions)
 
     # AKSDA and GSDA take exactly these parameters (scikit-learn reads them from this
     # signature); KSDA declares its own, with `scatter` and a different clustering default.

@@ -16,8 +16,6 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
-from graphdr.pipeline.runtime import BLAS_ENVIRONMENT
-
 #: split kinds of ``experiments.<name>.split.kind`` (drawn by :mod:`graphdr.pipeline.splits`)
 SPLIT_KINDS = ("stratified", "predefined", "per_class_index", "per_class_count", "kfold")
 
@@ -307,9 +305,21 @@ def default_numba_cache_dir(environ: Mapping[str, str]) -> str:
     return os.path.join(base, "graphdr", "numba")
 
 
+#: OpenBLAS settings every job and benchmark gets unless the environment sets them. numpy's and
+#: scipy's wheels each bundle their own OpenBLAS, so one process holds two thread pools, and
+#: OpenBLAS threads spin for 2^28 cycles (about 0.1 s) after every call by default: a numpy GEMM
+#: followed by a scipy solve then runs the solve against the GEMM pool's spinning threads. On the
+#: 2-core machine, a GEMM and a Cholesky solve alternating took 25 ms against 12 ms with a
+#: timeout of 2^16 cycles (the sum of the two alone), and a kernel discriminant fit at N = 2000
+#: 0.31 s against 0.21 s (docs/benchmarks.md, "Two BLAS pools"). Read by OpenBLAS when it loads:
+#: set before numpy is imported (the workflow's jobs, ``make``, ``python -m benchmarks``). Here,
+#: in a module of the standard library only, because the workflow loads it at parse time.
+BLAS_ENVIRONMENT = {"OPENBLAS_THREAD_TIMEOUT": "16"}
+
+
 def job_environment(config: Mapping, environ: Mapping[str, str]) -> dict[str, str]:
     """Environment variables every job gets: the numba cache, the data locations and the
-    OpenBLAS settings of :data:`graphdr.pipeline.runtime.BLAS_ENVIRONMENT`.
+    OpenBLAS settings of :data:`BLAS_ENVIRONMENT`.
 
     An environment variable already set wins over the config (site settings such as a mirror
     belong to the machine, not to the experiment); a config value of null leaves the variable

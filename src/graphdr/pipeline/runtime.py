@@ -28,16 +28,6 @@ THREAD_VARIABLES = (
     "NUMBA_NUM_THREADS",
 )
 
-#: OpenBLAS settings every job and benchmark gets unless the environment sets them. numpy's and
-#: scipy's wheels each bundle their own OpenBLAS, so one process holds two thread pools, and
-#: OpenBLAS threads spin for 2^28 cycles (about 0.1 s) after every call by default: a numpy GEMM
-#: followed by a scipy solve then runs the solve against the GEMM pool's spinning threads. On the
-#: 2-core machine, a GEMM and a Cholesky solve alternating took 25 ms against 12 ms with a
-#: timeout of 2^16 cycles (the sum of the two alone), and a kernel discriminant fit at N = 2000
-#: 0.31 s against 0.21 s (docs/benchmarks.md, "Two BLAS pools"). Read by OpenBLAS when it loads:
-#: set before numpy is imported (the workflow's jobs, ``make``, ``python -m benchmarks``).
-BLAS_ENVIRONMENT = {"OPENBLAS_THREAD_TIMEOUT": "16"}
-
 _active_limits = None  # the threadpoolctl limiter, kept alive for the life of the job
 
 logger = logging.getLogger("graphdr.pipeline")

@@ -27,7 +27,6 @@ is searched as multiples of ``1 / mean squared distance``.
 
 from __future__ import annotations
 
-import importlib
 import os
 import time
 import warnings
@@ -228,7 +227,9 @@ class _Standardise:
 # ---- methods ---------------------------------------------------------------------------------
 
 
-def _svm_scores(Z_train, y_train, Z_test, classes, C):
+def standardised_svm_scores(Z_train, y_train, Z_test, classes, C):
+    """One-vs-rest linear SVM scores on features standardised with the training part's mean and
+    scale (the paper's LSVM on top of every DR method)."""
     scale = _Standardise(Z_train)
     W, b = fit_ovr_linear_svm(scale(Z_train), y_train, classes, C)
     return scale(Z_test) @ W + b
@@ -290,7 +291,7 @@ def _evaluate(method, point, X_tr, y_tr, X_te, classes, Cs, *, kernels, reg, see
     else:
         Z_tr = model.fit(X_tr, y_tr).transform(X_tr)
         Z_te = model.transform(X_te)
-    return {C: _svm_scores(Z_tr, y_tr, Z_te, classes, C) for C in Cs}
+    return {C: standardised_svm_scores(Z_tr, y_tr, Z_te, classes, C) for C in Cs}
 
 
 def cv_splits(y, *, n_folds: int, learn_fraction: float, seed: int, max_learn=None, max_val=None):
@@ -385,16 +386,20 @@ def cross_validate(
                     rows.append(point | {"C": C, "fold": fold, "map": float(ap.mean())})
 
     factors = [float(g) for g in cv.get("gamma_factors", [])]
-    cache = _partition_cache() if is_subclass_dr(method, estimators) else nullcontext()
-    with cache:
+    with _partition_cache([method], estimators):
         best, mean, keys = _search(run, method, cv, estimators, rows, factors)
     return best, mean
 
 
-def _partition_cache():
-    # imported by name: the subclass module is a code input of the subclass methods' jobs only
-    # (workflow/rules/common_akda.smk), as for the estimators themselves
-    return importlib.import_module("graphdr.methods.subclass").cached_partitions()
+def _partition_cache(methods, estimators):
+    """Subclass partitions cached across a grid (``subclass.cached_partitions``) when one of
+    ``methods`` is a subclass method, else nothing. Reached through the estimator's class, not
+    an import: the subclass module stays a code input of the subclass methods' jobs only
+    (workflow/rules/common_akda.smk), as the estimators themselves."""
+    subclass = [m for m in methods if is_subclass_dr(m, estimators)]
+    if not subclass:
+        return nullcontext()
+    return estimator_class(resolve(subclass[0], estimators)[0]).cached_partitions()
 
 
 def _search(run, method, cv, estimators, rows, factors):
@@ -711,7 +716,7 @@ def akda_group_run(
         train, test = condition_split(y, n_per_class, s)
         folds = cv_folds(X[train], y[train], cv=cv, seed=s, kernels=True)
         chosen = {}
-        with _partition_cache():
+        with _partition_cache(methods, estimators):
             for m in methods:
                 t0 = time.perf_counter()
                 best, table = cross_validate(

@@ -61,7 +61,7 @@ def trial(params: Mapping, *, n_per_class: int = 10, seed: int = 0, base: Mappin
     from graphdr.evaluation.classifiers import fit_ovr_linear_svm
     from graphdr.kernels import squared_distances
     from graphdr.methods import AKDA, AKSDA
-    from graphdr.pipeline.papers.akda import _svm_scores, condition_split
+    from graphdr.pipeline.papers.akda import condition_split, standardised_svm_scores
 
     spec = dict(base) | dict(params)
     X, y = make_gaussian_mixture(
@@ -85,7 +85,9 @@ def trial(params: Mapping, *, n_per_class: int = 10, seed: int = 0, base: Mappin
     }
     for name, model in models.items():
         model.fit(K, y[train])
-        scores = _svm_scores(model.transform(K), y[train], model.transform(Kt), classes, 0.1)
+        scores = standardised_svm_scores(
+            model.transform(K), y[train], model.transform(Kt), classes, 0.1
+        )
         out[name] = 100.0 * float(average_precision_per_class(y[test], scores, classes).mean())
     W, b = fit_ovr_linear_svm(X[train], y[train], classes, 0.01)
     scores = X[test] @ W + b
@@ -133,7 +135,7 @@ def calibrate(
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reference", default="config/references/akda_averages.csv")
-    parser.add_argument("--out", default="paper_figures/akda/akda_standin_calibration.csv")
+    parser.add_argument("--out", default="config/calibration/akda_standin_calibration.csv")
     args = parser.parse_args(argv)
     from threadpoolctl import threadpool_limits
 
