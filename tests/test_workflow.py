@@ -10,9 +10,9 @@ One module-scoped build is shared by every test, and the build itself exercises 
 
 Tests then ask Snakemake what it would do next (``snakemake -n``, job by job) after editing code,
 config or data, run a few small targets and build the report. The recovered build is published
-for the other workflow modules (:func:`publish_build`): tests/test_workflow_rebuild.py rebuilds a
-copy of it from scratch (``--forceall``) and compares every output byte for byte, the paper
-modules check their targets in copies of it. Raw files come
+for the other workflow modules (:func:`publish_build`): tests/test_workflow_rebuild.py reruns one
+job of every rule in a copy of it and compares every output byte for byte, the paper modules
+check their targets in copies of it. Raw files come
 from a copy of the offline mirror in a temporary directory, so tests can damage or replace them.
 """
 
