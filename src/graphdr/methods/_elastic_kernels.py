@@ -52,6 +52,21 @@ def _row_laplacian_product(YT, i, c, s, G):
         G[i, k] = 4.0 * (s * YT[k, i] - acc)
 
 
+@njit
+def elastic_pair_term(e_i, w_plus, dd, repulsion, repels):
+    """One pair ``(i, j)`` of the elastic objective, shared by every pair pass (fused and Gram
+    form): adds ``w+_ij d_ij`` to the row sum ``e_i`` and, when the pair ``repels``, ``r =
+    repulsion exp(-d_ij)`` (``repulsion = lam w-_ij``), the exp evaluated only then. Returns
+    ``(e_i, c_ij)`` with the Laplacian weight ``c_ij = w+_ij - r``."""
+    e_i += w_plus * dd
+    c = w_plus
+    if repels:
+        r = repulsion * math.exp(-dd)
+        e_i += r
+        c -= r
+    return e_i, c
+
+
 @njit(parallel=True)
 def _elastic_rows_labels(YT, Wp, labels, wn, lam, G, Erow):
     """Rows of E and of ``G = 4 (L+ - lam L~-) Y`` with ``w-_ij = wn * [labels_i != labels_j]``.
@@ -70,12 +85,7 @@ def _elastic_rows_labels(YT, Wp, labels, wn, lam, G, Erow):
         li = labels[i]
         for j in range(n):
             dd = buf[j]
-            c = Wp[i, j]
-            e_i += c * dd
-            if labels[j] != li:
-                r = lam * wn * math.exp(-dd)
-                e_i += r
-                c -= r
+            e_i, c = elastic_pair_term(e_i, Wp[i, j], dd, lam * wn, labels[j] != li)
             buf[j] = c
             s += c
         _row_laplacian_product(YT, i, buf, s, G)
@@ -93,13 +103,8 @@ def _elastic_rows_dense(YT, Wp, Wn, lam, G, Erow):
         s = 0.0
         for j in range(n):
             dd = buf[j]
-            c = Wp[i, j]
-            e_i += c * dd
             wn = Wn[i, j]
-            if wn != 0.0:
-                r = lam * wn * math.exp(-dd)
-                e_i += r
-                c -= r
+            e_i, c = elastic_pair_term(e_i, Wp[i, j], dd, lam * wn, wn != 0.0)
             buf[j] = c
             s += c
         _row_laplacian_product(YT, i, buf, s, G)

@@ -37,6 +37,7 @@ from graphdr.kernels import squared_distances
 from graphdr.methods._elastic_kernels import (
     dsne_objective,
     elastic_objective,
+    elastic_pair_term,
     entropic_affinities,
     pair_kinds,
     place_out_of_sample,
@@ -299,13 +300,7 @@ def _elastic_gram_rows(K, Wp, labels, wn, lam, C, Erow):
         li = labels[i]
         for j in range(n):
             dd = max(kii + K[j, j] - 2.0 * K[i, j], 0.0)
-            c = Wp[i, j]
-            e_i += c * dd
-            if labels[j] != li:
-                r = lam * wn * math.exp(-dd)
-                e_i += r
-                c -= r
-            C[i, j] = c
+            e_i, C[i, j] = elastic_pair_term(e_i, Wp[i, j], dd, lam * wn, labels[j] != li)
         Erow[i] = e_i
 
 
