@@ -210,20 +210,27 @@ def solve_graph_embedding(
     if solver == "positive":
         # the range of S_int is its complement's null space: "range" restricts B = S_int to it
         mu, W = eigh_generalized(S_pen, S_int, n_components, largest=True, method="range", rtol=tol)
-        positive = mu > tol * np.trace(S_pen) * np.einsum("ij,ij->j", W, W)
-        with np.errstate(divide="ignore"):
-            lam = np.where(positive, 1.0 / np.where(positive, mu, 1.0), np.inf)
-        W[:, positive] /= np.sqrt(mu[positive])  # W^T S_int W = I: rescale to w^T S_pen w = 1
-        return lam, W
-    mu, W = eigh_generalized(S_pen, S_int, n_components, largest=True, reg=reg)
-    # penalty-null direction: Rayleigh quotient w^T S_pen w / w^T w = mu / |w|^2 below
-    # tol * tr(S_pen) (not relative to max(mu): null-space directions of S_int make mu ~ 1/eps)
-    positive = mu > tol * np.trace(S_pen) * np.einsum("ij,ij->j", W, W)
+    else:
+        mu, W = eigh_generalized(S_pen, S_int, n_components, largest=True, reg=reg)
+    norms2 = np.einsum("ij,ij->j", W, W)
+    return _eigenvalues_from_ratios(mu, norms2, float(np.trace(S_pen)), tol, W), W
+
+
+def _eigenvalues_from_ratios(mu, norms2, tr_pen, tol, W):
+    """GE eigenvalues from the maximised ratios ``mu = w^T S_pen w / w^T B w`` of columns with
+    ``W^T B W = I`` (``B``: the regularised intrinsic scatter, or it on its range), shared by the
+    dense solvers and the class-graph Ritz step.
+
+    A penalty-null direction (Rayleigh quotient ``w^T S_pen w / w^T w = mu / norms2`` below
+    ``tol * tr(S_pen)``; not relative to ``max(mu)``: null-space directions of ``S_int`` make
+    ``mu ~ 1 / eps``) gets ``lambda = inf``; the others ``lambda = 1 / mu``, their columns of
+    ``W`` rescaled in place from ``w^T B w = 1`` to the GE constraint ``w^T S_pen w = 1``.
+    """
+    positive = mu > tol * tr_pen * norms2
     with np.errstate(divide="ignore"):
         lam = np.where(positive, 1.0 / np.where(positive, mu, 1.0), np.inf)
-    # W^T (S_int + eps I) W = I, so w^T S_pen w = mu: rescale to the GE constraint
     W[:, positive] /= np.sqrt(mu[positive])
-    return lam, W
+    return lam
 
 
 def _penalty_rank(penalty, Z: np.ndarray, S_pen: np.ndarray, tol: float) -> int:
@@ -354,13 +361,9 @@ def _ritz_class_graph(Yb, Gb, E, intrinsic, eps, n_components, tol, tr_pen, resi
     Y, g, Lg = Yb @ C, Gb @ C, LG @ C
     if not np.all(residual(Y, g, Lg, mu) <= RITZ_RTOL + RITZ_ROUNDING * np.abs(mu)):
         return None
-    # as solve_graph_embedding: penalty-null directions get lam = inf, the others are rescaled
-    # from w^T (S_w + eps I) w = 1 to w^T S_t w = 1
-    positive = mu > tol * tr_pen * np.einsum("ij,ij->j", C, C)
-    with np.errstate(divide="ignore"):
-        lam = np.where(positive, 1.0 / np.where(positive, mu, 1.0), np.inf)
-    Y[:, positive] /= np.sqrt(mu[positive])
-    return lam, Y
+    # as solve_graph_embedding, with the norms of the Ritz coefficients (C^T C, the basis being
+    # w-orthonormal)
+    return _eigenvalues_from_ratios(mu, np.einsum("ij,ij->j", C, C), tr_pen, tol, Y), Y
 
 
 def solve_class_graph_span(Z, s, graph, n_components, *, reg=DEFAULT_REG, tol=DEFAULT_TOL):
