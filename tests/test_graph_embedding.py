@@ -379,10 +379,23 @@ def test_penalty_rank_bounds_mfa(blobs):
     est = KMFA_GE(gamma=0.2, k2=2).fit(X, y)
     p = est.graph_meta_["n_penalty_edges"]
     assert est.n_components_ <= p <= 6 and np.isfinite(est.eigenvalues_).all()
-    with pytest.raises(ValueError, match="larger than the rank of the penalty scatter"):
+    with pytest.raises(ValueError, match="larger than the rank of the penalty (scatter|graph)"):
         KMFA_GE(gamma=0.2, k2=2, n_components=est.n_components_ + 1).fit(X, y)
     r = KMFA_GE(gamma=0.2, k2=2, solver="range").fit(X, y)
     assert r.n_components_ == est.n_components_
+
+
+def test_penalty_graph_bound_fails_before_the_kernel_eigendecomposition(blobs, monkeypatch):
+    """A request above the penalty graph's rank (N minus its connected components) fails from
+    the graph alone: no eigendecomposition is paid first (the NGEU grids refit such points)."""
+    X, y, _ = blobs
+    upper = KMFA_GE(gamma=0.2, k2=2).fit(X, y).graph_meta_["n_penalty_edges"]
+    calls = []
+    eigh = scipy.linalg.eigh
+    monkeypatch.setattr(scipy.linalg, "eigh", lambda *a, **k: calls.append(1) or eigh(*a, **k))
+    with pytest.raises(ValueError, match="larger than the rank of the penalty graph"):
+        KMFA_GE(gamma=0.2, k2=2, n_components=upper + 1).fit(X, y)
+    assert calls == []
 
 
 def test_all_estimators_listed():

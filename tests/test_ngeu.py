@@ -312,6 +312,27 @@ def test_ngeu_without_uncertainty_is_kernel_ge(data, kernel, ngeu_cls, ge_cls, p
         np.testing.assert_allclose(ngeu.transform(Xt), ge.transform(Xt), rtol=0, atol=1e-11)
 
 
+@pytest.mark.parametrize("kernel", ["rbf", "poly"])
+def test_kpca_ngeu_with_n_components_computes_only_the_leading_eigenpairs(
+    data, kernel, monkeypatch
+):
+    """KPCA_NGEU(k) is the first k columns of the full fit, from a subset eigh (as KPCA_GE)."""
+    X, Xt, v = data["X"], data["X_test"], data["iso"]
+    full = KPCA_NGEU(kernel=kernel, gamma=GAMMA).fit(X, sample_variance=v)
+    calls = []
+    eigh = scipy.linalg.eigh
+
+    def spy(a, *args, **kwargs):
+        calls.append((a.shape, kwargs.get("subset_by_index")))
+        return eigh(a, *args, **kwargs)
+
+    monkeypatch.setattr(scipy.linalg, "eigh", spy)
+    lead = KPCA_NGEU(4, kernel=kernel, gamma=GAMMA).fit(X, sample_variance=v)
+    assert ((60, 60), (56, 59)) in calls  # the 4 largest of the 60 x 60 centred kernel only
+    assert all(subset is not None for shape, subset in calls if shape == (60, 60))
+    assert_equal_up_to_sign(lead.transform(Xt), full.transform(Xt)[:, :4], rtol=1e-8)
+
+
 @pytest.mark.parametrize("ngeu_cls, ge_cls", [(KDA_NGEU, KDA_GE), (KPCA_NGEU, KPCA_GE)])
 def test_linear_ngeu_is_ge_on_the_kernel_plus_trace_diagonal(data, ngeu_cls, ge_cls):
     """Paper 004 section 3: with a linear kernel, NGEU is kernel GE on ``X X^T + diag(tr S_i)``."""

@@ -563,6 +563,25 @@ class _GEBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         bound, name, reason = min(bounds, key=lambda b: b[0])  # first listed wins ties
         return check_n_components(self.n_components, bound, bound_name=name, reason=reason)
 
+    def _check_penalty_graph(self, graph: GraphPair) -> None:
+        """The penalty-scatter bound of :meth:`_check_n_components`, checked from the graph alone
+        before any O(N^3) work: ``rank(Z^T B Z) <= rank(B)``, and the penalty graph's structure
+        bounds ``rank(B)`` (:meth:`GraphOperator.rank_upper_bound`: MFA's marginal pairs touch
+        few points). A request above it would fail after the eigendecomposition of the kernel;
+        it fails here instead, with the same kind of message."""
+        n = self.n_components
+        if graph.penalty is None or isinstance(n, bool) or not isinstance(n, numbers.Integral):
+            return
+        upper = graph.penalty.rank_upper_bound()
+        if n > upper:
+            check_n_components(
+                n,
+                upper,
+                bound_name="the rank of the penalty graph (a bound of the penalty scatter's rank)",
+                reason=f"{self._label()} directions with zero penalty scatter have an infinite "
+                "ratio w^T S_int w / w^T S_pen w (a penalty graph with more edges gives more)",
+            )
+
     def _scatters(self, Z: np.ndarray, graph: GraphPair, **fit_params):
         """``(S_int, S_pen) = (Z^T L Z, Z^T B Z)`` (``S_pen=None``: scale normalisation).
 
@@ -805,6 +824,7 @@ class KernelGraphEmbedding(_GEBase):
         sq_dist = kernel_sq_distances(Kc) if builder.needs_distances else None  # centring-free
         graph = builder(y_enc, sq_distances=sq_dist, n_samples=Kc.shape[0])
         del sq_dist
+        self._check_penalty_graph(graph)  # before the O(N^3) work that would otherwise find it
         alpha = self._solve_lowrank(Kc, graph, builder)
         if alpha is None:
             U, root = kernel_feature_map(Kc, self._solver_options()["tol"], self._leading_only())

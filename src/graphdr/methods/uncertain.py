@@ -44,6 +44,7 @@ from graphdr.methods.graph_embedding import (
     DEFAULT_KERNEL_TOL,
     DEFAULT_REG,
     DEFAULT_TOL,
+    KPCA_GE,
     GraphEmbedding,
     KernelGraphEmbedding,
 )
@@ -528,6 +529,10 @@ class KPCA_NGEU(NGEU):
 
     def _solver_options(self):
         return {"solver": "regularized", "reg": DEFAULT_REG, "tol": self.tol}
+
+    # as KPCA_GE: with a given n_components only the leading eigenpairs of the centred expected
+    # kernel are computed (a subset eigh); before, every fit paid the full decomposition
+    _leading_only = KPCA_GE._leading_only
 
 
 class KDA_NGEU(NGEU):
