@@ -265,6 +265,19 @@ def test_rank_upper_bounds_match_dense_rank(data):
         assert op.rank_upper_bound() == np.linalg.matrix_rank(op.toarray())
 
 
+@pytest.mark.parametrize("n_edges", [3, 200])  # the incidence form (m < N) and the generic one
+def test_sparse_laplacian_quadratic_on_both_sides_of_the_edge_count_switch(data, n_edges):
+    X, _ = data
+    n = X.shape[0]
+    rng = np.random.default_rng(2)
+    i, j = rng.integers(0, n, n_edges), rng.integers(0, n, n_edges)
+    keep = i != j
+    W = sp.coo_array((rng.uniform(0.5, 2.0, keep.sum()), (i[keep], j[keep])), shape=(n, n))
+    W = (W + W.T).toarray()
+    assert (sp.triu(sp.csr_array(W), k=1).nnz < n) == (n_edges < n)
+    _check_operator(SparseLaplacianOperator(sp.csr_array(W)), _laplacian(W), X)
+
+
 def test_incidence_factorises_the_laplacian(data):
     X, y = data
     op = lpp_graph(y, X, n_neighbors=3)[0]
