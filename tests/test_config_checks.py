@@ -10,6 +10,7 @@ import copy
 import inspect
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -350,3 +351,15 @@ def test_workflow_modules_load_by_path_with_the_standard_library_only():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_priorities_reach_their_rules():
+    """A ``priority`` in the resources table only acts through the rule's ``priority:``
+    directive (``job_priority``): each configured one has it, and no directive lacks a value."""
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8"))
+    configured = {r for r, v in config["resources"].items() if "priority" in v}
+    rules = "\n".join(
+        p.read_text(encoding="utf-8") for p in (ROOT / "workflow/rules").glob("*.smk")
+    )
+    directed = set(re.findall(r'priority: job_priority\("(\w+)"\)', rules))
+    assert configured == directed and {"ngeu_select", "akda_group"} <= configured

@@ -184,6 +184,11 @@ def resource(rule_name, key):
     return get
 
 
+def job_priority(rule_name):
+    """The rule's Snakemake priority (config ``resources``; 0 when not set)."""
+    return plan.resources_for(config, rule_name).get("priority", 0)
+
+
 def table_spec(wildcards):
     return plan.locate(config, "tables", wildcards.paper, wildcards.table)
 

@@ -63,6 +63,7 @@ if AKDA_GROUPED:
             results("benchmarks/akda_group/{dataset}/{condition}.tsv")
         wildcard_constraints:
             condition=_alternatives(AKDA.get("conditions", {})),
+        priority: job_priority("akda_group")
         conda:
             "../../envs/plot.yaml"
         threads: resource("akda_group", "threads")

@@ -150,6 +150,7 @@ rule dee_recognition_run:
         results("benchmarks/dee_recognition_run/{dataset}/{dee_method}.tsv")
     wildcard_constraints:
         dee_method=_alternatives(DEE_RECOGNITION.get("methods", {})),
+    priority: job_priority("dee_recognition_run")
     conda:
         "../../envs/compute.yaml"
     threads: resource("dee_recognition_run", "threads")

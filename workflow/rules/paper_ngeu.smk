@@ -55,6 +55,7 @@ rule ngeu_select:
         results("benchmarks/ngeu_select/{task}.tsv")
     wildcard_constraints:
         task=_alternatives(NGEU_TASKS),
+    priority: job_priority("ngeu_select")
     conda:
         "../../envs/compute.yaml"
     threads: resource("ngeu_select", "threads")
