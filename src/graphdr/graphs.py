@@ -138,9 +138,10 @@ class SparseLaplacianOperator(GraphOperator):
         """``X^T L X``; through the incidence, ``(G X)^T (G X)``, when the graph has fewer edges
         than points (MFA's penalty graph: its marginal pairs touch few points), i.e. m D^2
         multiply-adds for m edges instead of N D^2 (exactly symmetric either way)."""
-        if sp.triu(self.weights, k=1).nnz >= self.shape[0]:
+        G = self.incidence()  # one row per edge
+        if G.shape[0] >= self.shape[0]:
             return super().quadratic(X)
-        GX = self.incidence() @ np.asarray(X, dtype=float)
+        GX = G @ np.asarray(X, dtype=float)
         return GX.T @ GX
 
     def incidence(self) -> sp.csr_array:

@@ -481,6 +481,13 @@ def _lowrank_from_factor(chol, intrinsic, n_components, eps, tol, tr_k, top):
 # --------------------------------------------------------------------------------------------
 
 
+#: why the penalty scatter's rank bounds n_components (both checks of _GEBase say it)
+_PENALTY_BOUND_REASON = (
+    "directions with zero penalty scatter have an infinite ratio w^T S_int w / w^T S_pen w "
+    "(a penalty graph with more edges gives more)"
+)
+
+
 class _GEBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """What linear and kernel GE share: graph, labels, component bound, scatters, solver."""
 
@@ -556,8 +563,7 @@ class _GEBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 (
                     _penalty_rank(graph.penalty, Z, S_pen, self._solver_options()["tol"]),
                     "the rank of the penalty scatter",
-                    f"{label} directions with zero penalty scatter have an infinite ratio "
-                    "w^T S_int w / w^T S_pen w (a penalty graph with more edges gives more)",
+                    f"{label} {_PENALTY_BOUND_REASON}",
                 )
             )
         bound, name, reason = min(bounds, key=lambda b: b[0])  # first listed wins ties
@@ -578,8 +584,7 @@ class _GEBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 n,
                 upper,
                 bound_name="the rank of the penalty graph (a bound of the penalty scatter's rank)",
-                reason=f"{self._label()} directions with zero penalty scatter have an infinite "
-                "ratio w^T S_int w / w^T S_pen w (a penalty graph with more edges gives more)",
+                reason=f"{self._label()} {_PENALTY_BOUND_REASON}",
             )
 
     def _scatters(self, Z: np.ndarray, graph: GraphPair, **fit_params):
