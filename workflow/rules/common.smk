@@ -27,6 +27,27 @@ def _load_module(name):
 plan = _load_module("plan")
 codedeps = _load_module("codedeps")
 
+
+def _coalesce_scheduler_timers():
+    """At most one pending re-evaluation timer in Snakemake's scheduler: without it every
+    finished job adds a never-ending 1-Hz chain of scheduling rounds (graphdr.pipeline.scheduling,
+    docs/workflow.md "Scheduling"). Left alone, with a warning, on another Snakemake."""
+    from snakemake.logging import logger
+
+    try:
+        from snakemake.scheduling.job_scheduler import JobScheduler
+    except ImportError as exc:
+        why = f"no snakemake.scheduling.job_scheduler ({exc})"
+    else:
+        why = _load_module("scheduling").coalesce_reevaluations(JobScheduler)
+    if why:
+        logger.warning(
+            f"graphdr: Snakemake's scheduler timers left as they are: {why}."
+        )
+
+
+_coalesce_scheduler_timers()
+
 # ---- configuration: schema first (fills defaults), then the cross-checks --------------------
 validate(config, schema="../schemas/config.schema.yaml")
 # Each paper's section has its own schema (workflow/schemas/papers/<paper>.schema.yaml).
