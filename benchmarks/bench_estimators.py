@@ -20,6 +20,11 @@ and against the floors of their two solver paths.
   Fails when idle threads of one pool spin while the other works (OpenBLAS's default thread
   timeout; ``graphdr.pipeline.plan.BLAS_ENVIRONMENT``, set by this package, fixes it).
 
+* Thread limits: entering and leaving ``graphdr._threads.limit_threads(1, user_api="blas")``
+  against ``threadpoolctl.threadpool_limits`` (which finds the loaded libraries on every call),
+  with a small one-vs-rest SVM fit (which takes such a limit) printed for scale. Target: at
+  most 0.25x.
+
 Data: N samples, D = 1024 features, C = 20 Gaussian classes; RBF kernel with gamma = 1/D.
 BLAS threads are whatever the machine gives (the same for ours and the peer, interleaved rounds).
 """
@@ -32,8 +37,11 @@ import numpy as np
 import scipy.linalg
 from sklearn.decomposition import KernelPCA
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from threadpoolctl import threadpool_limits
 
 from benchmarks._util import compare_best, row, timeit_best
+from graphdr._threads import limit_threads
+from graphdr.evaluation.classifiers import fit_ovr_linear_svm
 from graphdr.kernels import center_kernel_train, pairwise_kernel
 from graphdr.methods import KDA_GE, KPCA_GE, LDA_GE
 from graphdr.solvers import lower_symmetric_product
@@ -63,7 +71,37 @@ def run(quick: bool) -> list[dict]:
     for n in QUICK_LOWRANK_SIZES if quick else LOWRANK_SIZES[:2]:
         rows += _product_rows(n)
     rows += _pool_rows(QUICK_LOWRANK_SIZES[0] if quick else LOWRANK_SIZES[0])
+    rows += _limit_rows()
     return rows
+
+
+def _limit_rows() -> list[dict]:
+    def ours():
+        with limit_threads(1, user_api="blas"):
+            pass
+
+    def threadpoolctl():
+        with threadpool_limits(1, user_api="blas"):
+            pass
+
+    rng = np.random.default_rng(0)
+    Z, y = rng.standard_normal((500, 20)), np.arange(500) % 10
+    t = {
+        "ours": timeit_best(ours, repeat=50),
+        "threadpoolctl": timeit_best(threadpoolctl, repeat=50),
+        "svm": timeit_best(lambda: fit_ovr_linear_svm(Z, y, np.arange(10), 1.0), repeat=5),
+    }
+    return [
+        row(
+            "thread limit (BLAS to 1 thread)",
+            "limit_threads / threadpool_limits, enter + exit",
+            t["ours"] / t["threadpoolctl"],
+            at_most=0.25,
+            details=f"ours {t['ours'] * 1e3:.3f} ms, threadpool_limits "
+            f"{t['threadpoolctl'] * 1e3:.3f} ms; one OvR SVM fit (N=500, d=20, 10 classes) "
+            f"{t['svm'] * 1e3:.2f} ms",
+        )
+    ]
 
 
 def _pool_rows(n: int) -> list[dict]:

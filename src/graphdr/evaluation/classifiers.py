@@ -15,8 +15,8 @@ import numpy as np
 from sklearn.neighbors import KNeighborsClassifier, NearestCentroid
 from sklearn.svm import SVC, LinearSVC
 from sklearn.tree import DecisionTreeClassifier
-from threadpoolctl import threadpool_limits
 
+from graphdr._threads import limit_threads
 from graphdr.evaluation._checks import check_embeddings, check_labels, label_text
 from graphdr.evaluation.metrics import mean_average_precision
 
@@ -166,7 +166,7 @@ def fit_ovr_linear_svm(Z, y, classes, C: float, *, tol=1e-2, max_iter=50, cg_tol
     n, d = Z.shape
     # small products run faster on one BLAS thread (no spin-waiting, nothing to share)
     threads = 1 if n * (d + 1) * len(classes) < 3e8 else None
-    with threadpool_limits(threads, user_api="blas"):
+    with limit_threads(threads, user_api="blas"):
         return _newton_svm(Z, y, classes, C, tol, max_iter, cg_tol, max_cg)
 
 

@@ -29,9 +29,9 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
-from threadpoolctl import threadpool_limits
 
 from graphdr._numba import njit, numba  # numba only through _numba: per-user cache dir
+from graphdr._threads import limit_threads
 from graphdr._validation import check_n_classes, check_n_components
 from graphdr.kernels import squared_distances
 from graphdr.methods._elastic_kernels import (
@@ -248,7 +248,7 @@ def _fit_threads(n_samples: int):
     try:
         if n_samples < _PARALLEL_MIN_ROWS:
             numba.set_num_threads(1)
-        with threadpool_limits(limits=1, user_api="blas"):
+        with limit_threads(1, user_api="blas"):
             yield
     finally:
         numba.set_num_threads(old)

@@ -28,8 +28,8 @@ import numpy as np
 import scipy.linalg
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
-from threadpoolctl import threadpool_limits
 
+from graphdr._threads import limit_threads
 from graphdr.kernels import squared_distances
 from graphdr.methods.discriminant import (
     DEFAULT_REG,
@@ -148,7 +148,7 @@ def _split_class(data, n_groups, *, clustering, seed, precomputed) -> np.ndarray
         km = KMeans(n_clusters=n_groups, n_init=3, random_state=seed)
         # Small classes: OpenMP start-up and spin-waiting cost more than the clustering (6x).
         threads = 1 if coords.size < _KMEANS_SERIAL_BELOW else None
-        with threadpool_limits(threads, user_api="openmp"):
+        with limit_threads(threads, user_api="openmp"):
             labels = km.fit(coords, sample_weight=weight).labels_.astype(np.intp)
         return labels if inverse is None else labels[inverse]
     if precomputed:
