@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 pytestmark = pytest.mark.workflow
 
@@ -90,3 +91,47 @@ def test_one_figure_without_flags(checkout):
     log = run(checkout, "results/prepared/wine.npz")
     assert "Using workflow specific profile profiles/default" in log
     assert (checkout / "results/prepared/wine.npz").is_file()
+
+
+def _job_headers(log: str) -> list[dict]:
+    """``{"rule": ..., "wildcards": ..., "priority": int}`` of every job a dry run plans."""
+    jobs = []
+    for block in re.split(r"\n(?=(?:local)?rule \w+:)", log):
+        head = re.match(r"(?:local)?rule (\w+):", block)
+        if head:
+            wildcards = re.search(r"^    wildcards: (.*)$", block, re.M)
+            priority = re.search(r"^    priority: (\d+)$", block, re.M)
+            jobs.append(
+                {
+                    "rule": head.group(1),
+                    "wildcards": wildcards.group(1) if wildcards else "",
+                    "priority": int(priority.group(1)) if priority else 0,
+                }
+            )
+    return jobs
+
+
+def test_the_long_jobs_inputs_start_first(checkout):
+    """The data jobs of the prioritised rules carry the priority of their readers (Snakemake
+    passes none on to the jobs a job waits for), and only those."""
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8"))
+    papers, resources = config["papers"], config["resources"]
+    ngeu = {t["dataset"] for t in papers["ngeu"]["tasks"].values()}
+    akda = set(papers["akda"]["datasets"])
+    dee = set(papers["dee"]["recognition"]["datasets"])
+    expected = {d: resources["ngeu_select"]["priority"] for d in ngeu}
+    for d in dee:
+        expected[d] = max(expected.get(d, 0), resources["dee_recognition_run"]["priority"])
+    for d in akda:
+        expected[d] = max(expected.get(d, 0), resources["akda_group"]["priority"])
+    jobs = _job_headers(run(checkout, "-n", "ngeu", "akda", "dee", "qmi"))
+    data_jobs = [j for j in jobs if j["rule"] in ("retrieve_dataset", "prepare_dataset")]
+    seen = {j["wildcards"].removeprefix("dataset=") for j in data_jobs}
+    assert ngeu | akda | dee <= seen and seen - (ngeu | akda | dee)  # QMI's own datasets too
+    for job in data_jobs:
+        dataset = job["wildcards"].removeprefix("dataset=")
+        assert job["priority"] == expected.get(dataset, 0), job
+    ngeu_inputs = [j for j in jobs if j["rule"] in ("ngeu_splits", "estimate_uncertainty")]
+    assert ngeu_inputs and all(
+        j["priority"] == resources["ngeu_select"]["priority"] for j in ngeu_inputs
+    )

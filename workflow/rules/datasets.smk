@@ -17,6 +17,7 @@ rule retrieve_dataset:
         logs("retrieve_dataset/{dataset}.log"),
     benchmark:
         results("benchmarks/retrieve_dataset/{dataset}.tsv")
+    priority: dataset_priority
     retries: 0
     localrule: True
     conda:
@@ -43,6 +44,7 @@ rule prepare_dataset:
         logs("prepare_dataset/{dataset}.log"),
     benchmark:
         results("benchmarks/prepare_dataset/{dataset}.tsv")
+    priority: dataset_priority
     conda:
         "../../envs/datasets.yaml"
     threads: resource("prepare_dataset", "threads")

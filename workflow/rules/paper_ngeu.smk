@@ -19,6 +19,7 @@ rule ngeu_splits:
         results("benchmarks/ngeu_splits/{task}.tsv")
     wildcard_constraints:
         task=_alternatives(NGEU_TASKS),
+    priority: job_priority("ngeu_select")  # an input of ngeu_select only
     conda:
         "../../envs/compute.yaml"
     threads: resource("ngeu_splits", "threads")
