@@ -2,8 +2,9 @@
 
 ``threadpoolctl.threadpool_limits`` finds the loaded native libraries on every call: it walks
 the process's shared objects (``dl_iterate_phdr``) and opens each pool it recognises. That costs
-about 1-3 ms, which is paid inside every grid point's SVM and every subclass clustering: in the
-AKDA group runs it was 7 % of the job's samples (py-spy, decaf 200 x 100Ex). Here one
+about 4-5 ms (``benchmarks/bench_estimators.py``, "thread limit"; a small one-vs-rest SVM fit
+takes 1.3-1.8 ms), paid inside every grid point's SVM and every subclass clustering: in an AKDA
+group job of the full reproduction it was 7 % of the job's samples (py-spy). Here one
 ``threadpoolctl.ThreadpoolController`` is kept and its ``limit`` used, as scikit-learn does
 (``sklearn.utils.parallel._get_threadpool_controller``), with one difference: the controller is
 rebuilt when ``sys.modules`` has grown since it was made, so a native library loaded later (an
