@@ -28,7 +28,7 @@ def _blobs(n=300, d=20, c=5, seed=0):
     return rng.standard_normal((c, d))[y] * 0.7 + rng.standard_normal((n, d)), y
 
 
-def _dense_reference(Kc, y, k):
+def _dense_reference(Kc, y, k, reg=DEFAULT_KERNEL_REG):
     """The default solver on the dense scatters of the exact feature map (independent route:
     explicit ``Z^T L Z`` and ``Z^T H Z``, LAPACK's generalised eigensolver)."""
     U, root = kernel_feature_map(Kc.copy(), DEFAULT_KERNEL_TOL)
@@ -38,10 +38,35 @@ def _dense_reference(Kc, y, k):
         g.intrinsic.quadratic(Z),
         g.penalty.quadratic(Z),
         k,
-        reg=DEFAULT_KERNEL_REG,
+        reg=reg,
         tol=DEFAULT_KERNEL_TOL,
     )
     return lam, U @ (W / root[:, None])
+
+
+@pytest.mark.parametrize(
+    ("gamma", "reg", "n_solves"),
+    [(0.05, DEFAULT_KERNEL_REG, 2), (0.2, 1e-3, 2), (0.02, 1e-3, 3), (0.05, 1e-2, 3)],
+)
+def test_lowrank_kernel_path_adds_a_krylov_block_only_when_needed(
+    monkeypatch, gamma, reg, n_solves
+):
+    """Two powers of A^-1 pass the residual check when the discriminants' ratios mu are large
+    (small reg: one Cholesky solve saved); a larger reg makes mu small, the check fails on two
+    blocks and a third is added: the solution is still the dense solver's."""
+    X, y = _blobs()
+    Kc, _ = center_kernel_train(rbf_kernel(X, gamma=gamma))
+    widths = []
+    solve = SharedCholesky.solve
+    monkeypatch.setattr(
+        SharedCholesky, "solve", lambda self, B: (widths.append(B.shape[1]), solve(self, B))[1]
+    )
+    lam, A, why = solve_class_graph_kernel(Kc.copy(), lda_graph(y), 4, reg=reg)
+    assert why == "lowrank"
+    assert len(widths) == n_solves and widths[0] == 4  # C - 1 class directions first
+    lam_ref, A_ref = _dense_reference(Kc, y, 4, reg=reg)
+    assert np.max(scipy.linalg.subspace_angles(A, A_ref)) < 1e-6
+    np.testing.assert_allclose(lam, lam_ref, rtol=1e-8)
 
 
 @pytest.mark.parametrize("gamma", [0.02, 0.05, 0.2])

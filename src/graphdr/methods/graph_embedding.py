@@ -255,6 +255,11 @@ def _penalty_rank(penalty, Z: np.ndarray, S_pen: np.ndarray, tol: float) -> int:
 #: with ``d / eps ~ 1/mu``, so three powers of ``A^-1`` leave an error ~ mu^-3 (below 1e-15 for
 #: null-space discriminants, mu ~ 1/reg); smaller mu fail the residual check and fall back
 RITZ_BLOCKS = 3
+#: blocks the kernel path tries first: two powers leave an error ~ mu^-2, below 1e-10 for the
+#: null-space discriminants of kernel DA (mu ~ 1/reg, reg = 1e-6 by default), which is every
+#: discriminant of a full-rank kernel; when the residual check fails the third block is added
+#: and the check repeated (one solve and one product of G - 1 columns saved per fit otherwise)
+RITZ_FIRST_BLOCKS = 2
 #: relative residual of the pencil above which a class-graph solution is rejected (fallback):
 #: ``RITZ_RTOL + RITZ_ROUNDING * mu``; the second term is the rounding floor of evaluating it
 #: (both sides of ``S_t w = mu (S_w + eps I) w`` are ~mu times larger than ``S_w w``), measured
@@ -295,33 +300,49 @@ def class_directions(groups: GroupCenteringOperator) -> np.ndarray:
     return V[groups.groups] / np.sqrt(counts[groups.groups])[:, None]
 
 
-def _krylov_basis(start: np.ndarray, solve) -> np.ndarray:
-    """Orthonormal basis of ``{A^-1 S, A^-2 S, ..., A^-RITZ_BLOCKS S}`` (``solve`` applies
-    ``A^-1``), built block by block with two rounds of Gram-Schmidt against the previous blocks
-    and an SVD of each new block (directions that add less than 1e-10 of their norm are
-    dropped). Orthogonalising as it goes keeps the directions that the powers of A^-1 add:
-    with a flat spectrum (an expected kernel, say) they are small and the plain powers are
-    numerically collinear."""
+class _BlockKrylov:
+    """Orthonormal basis of ``{A^-1 S, A^-2 S, ...}`` (``solve`` applies ``A^-1``), grown one
+    block at a time (:meth:`extend`) up to :data:`RITZ_BLOCKS`, with two rounds of Gram-Schmidt
+    against the previous blocks and an SVD of each new block (directions that add less than
+    1e-10 of their norm are dropped). Orthogonalising as it goes keeps the directions that the
+    powers of A^-1 add: with a flat spectrum (an expected kernel, say) they are small and the
+    plain powers are numerically collinear."""
 
-    def orth(W, scale):
+    def __init__(self, start: np.ndarray, solve):
+        self._solve = solve
+        W = solve(start)
+        self.blocks = [self._orth(W, np.linalg.norm(W, axis=0).max(initial=0.0))]
+
+    @staticmethod
+    def _orth(W, scale):
         if W.shape[1] == 0 or not scale > 0:
             return W[:, :0]
         U, sv, _ = scipy.linalg.svd(W, full_matrices=False)
         return U[:, sv > 1e-10 * scale]
 
-    W = solve(start)
-    Q = orth(W, np.linalg.norm(W, axis=0).max(initial=0.0))
-    blocks = [Q]
-    for _ in range(RITZ_BLOCKS - 1):
-        if blocks[-1].shape[1] == 0:  # the space is invariant already
-            break
-        W = solve(blocks[-1])
+    @property
+    def complete(self) -> bool:
+        """No block can be added: :data:`RITZ_BLOCKS` of them, or the space is invariant."""
+        return len(self.blocks) >= RITZ_BLOCKS or self.blocks[-1].shape[1] == 0
+
+    def extend(self) -> np.ndarray:
+        """Add the next block and return it (possibly with no columns)."""
+        W = self._solve(self.blocks[-1])
         scale = np.linalg.norm(W, axis=0).max()
-        basis = np.hstack(blocks)
+        basis = np.hstack(self.blocks)
         for _ in range(2):
             W = W - basis @ (basis.T @ W)
-        blocks.append(orth(W, scale))
-    return np.hstack(blocks)
+        self.blocks.append(self._orth(W, scale))
+        return self.blocks[-1]
+
+
+def _krylov_basis(start: np.ndarray, solve, n_blocks: int = RITZ_BLOCKS) -> np.ndarray:
+    """The basis of :class:`_BlockKrylov` with ``n_blocks`` blocks (fewer if the space is
+    invariant sooner)."""
+    krylov = _BlockKrylov(start, solve)
+    while len(krylov.blocks) < n_blocks and not krylov.complete:
+        krylov.extend()
+    return np.hstack(krylov.blocks)
 
 
 def _ritz_class_graph(Yb, Gb, E, intrinsic, eps, n_components, tol, tr_pen, residual):
@@ -402,7 +423,8 @@ def solve_class_graph_kernel(
     Solves the default regularised problem of :class:`KernelGraphEmbedding` on the whole span of
     the training points in feature space (r = N - 1): with ``Theta`` the centred class
     directions (:func:`class_directions`), the dual coefficients are combinations of
-    ``(Kc + eps I)^-k Theta``, k = 1..3, from one Cholesky of ``Kc + eps I + (tr Kc / N^2) 11^T``
+    ``(Kc + eps I)^-k Theta``, k = 1, 2 (and 3 when the residual check fails on two,
+    :data:`RITZ_FIRST_BLOCKS`), from one Cholesky of ``Kc + eps I + (tr Kc / N^2) 11^T``
     (the last term lifts the constant direction, which Theta never touches), then the Ritz step
     of :func:`_ritz_class_graph`. ``eps = reg * tr(L Kc) / (N - 1)``, as the full path.
 
@@ -453,7 +475,10 @@ def _lowrank_from_factor(chol, intrinsic, n_components, eps, tol, tr_k, top):
             f"the centred kernel is ill-conditioned (smallest eigenvalue ~{lam_min:.2g}, "
             f"below {LOWRANK_MARGIN:g} * tol * {top:.3g}): the full path drops directions"
         )
-    Yb = _krylov_basis(class_directions(intrinsic), chol.solve)
+    krylov = _BlockKrylov(class_directions(intrinsic), chol.solve)
+    while len(krylov.blocks) < RITZ_FIRST_BLOCKS and not krylov.complete:
+        krylov.extend()
+    Yb = np.hstack(krylov.blocks)
     Gb = chol.kernel_product(Yb)  # training projections Z w = Kc alpha
 
     def residual(alpha, g, Lg, mu):
@@ -467,13 +492,17 @@ def _lowrank_from_factor(chol, intrinsic, n_components, eps, tol, tr_k, top):
         k = alpha.shape[1]
         return q[:k] / (2.0 * q[k:])
 
-    E = Yb.T @ Gb
-    out = _ritz_class_graph(
-        Yb, Gb, (E + E.T) * 0.5, intrinsic, eps, n_components, tol, tr_k, residual
-    )
-    if out is None:
-        return fallback("the Ritz residual check failed")
-    return out[0], out[1], "lowrank"
+    while True:
+        E = Yb.T @ Gb
+        out = _ritz_class_graph(
+            Yb, Gb, (E + E.T) * 0.5, intrinsic, eps, n_components, tol, tr_k, residual
+        )
+        if out is not None:
+            return out[0], out[1], "lowrank"
+        if krylov.complete:
+            return fallback("the Ritz residual check failed")
+        new = krylov.extend()  # the residual check failed on fewer blocks: one more power
+        Yb, Gb = np.hstack([Yb, new]), np.hstack([Gb, chol.kernel_product(new)])
 
 
 # --------------------------------------------------------------------------------------------
