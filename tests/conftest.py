@@ -19,6 +19,8 @@ def _restore_environment():
 def pytest_collection_modifyitems(session, config, items):
     """Run tests/test_workflow.py first: its quick build of every paper is the longest job of
     the suite, and the paper modules (tests/test_workflow_<paper>.py) copy it rather than build
-    their targets again (``test_workflow.quick_build_copy``). With pytest-xdist (``--dist
-    loadfile``) the first file goes to the first worker while the others take the rest."""
+    their targets again (``test_workflow.quick_build_copy``), as do the dry runs of
+    tests/test_workflow_changes.py. With pytest-xdist (``--dist loadfile``) the first file goes
+    to the first worker while the others take the rest; the build's copies then run on whichever
+    worker is free, so the build's own file keeps only the tests that need its history."""
     items.sort(key=lambda item: item.path.name != "test_workflow.py")  # stable
