@@ -119,7 +119,14 @@ def test_the_long_jobs_inputs_start_first(checkout):
     ngeu = {t["dataset"] for t in papers["ngeu"]["tasks"].values()}
     akda = set(papers["akda"]["datasets"])
     dee = set(papers["dee"]["recognition"]["datasets"])
-    expected = {d: resources["ngeu_select"]["priority"] for d in ngeu}
+    select = resources["ngeu_select"]
+    by_task = {
+        t: select.get("priority_by", {}).get(t, select["priority"]) for t in papers["ngeu"]["tasks"]
+    }
+    assert len(set(by_task.values())) > 1  # the longest task first: the case under test
+    expected = {}
+    for task, spec in papers["ngeu"]["tasks"].items():
+        expected[spec["dataset"]] = max(expected.get(spec["dataset"], 0), by_task[task])
     for d in dee:
         expected[d] = max(expected.get(d, 0), resources["dee_recognition_run"]["priority"])
     for d in akda:
@@ -131,7 +138,9 @@ def test_the_long_jobs_inputs_start_first(checkout):
     for job in data_jobs:
         dataset = job["wildcards"].removeprefix("dataset=")
         assert job["priority"] == expected.get(dataset, 0), job
-    ngeu_inputs = [j for j in jobs if j["rule"] in ("ngeu_splits", "estimate_uncertainty")]
-    assert ngeu_inputs and all(
-        j["priority"] == resources["ngeu_select"]["priority"] for j in ngeu_inputs
-    )
+    ngeu_jobs = [
+        j for j in jobs if j["rule"] in ("ngeu_splits", "estimate_uncertainty", "ngeu_select")
+    ]
+    assert {j["rule"] for j in ngeu_jobs} == {"ngeu_splits", "estimate_uncertainty", "ngeu_select"}
+    for job in ngeu_jobs:
+        assert job["priority"] == by_task[job["wildcards"].removeprefix("task=")], job

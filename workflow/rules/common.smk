@@ -205,9 +205,17 @@ def resource(rule_name, key):
     return get
 
 
-def job_priority(rule_name):
-    """The rule's Snakemake priority (config ``resources``; 0 when not set)."""
-    return plan.resources_for(config, rule_name).get("priority", 0)
+def job_priority(rule_name, key=None):
+    """The Snakemake priority of a job of the rule (config ``resources``): ``priority_by[key]``
+    for a job whose main wildcard is ``key`` (ngeu_select: the task), else ``priority``, else 0.
+    """
+    spec = plan.resources_for(config, rule_name)
+    return spec.get("priority_by", {}).get(key, spec.get("priority", 0))
+
+
+def task_priority(wildcards):
+    """Priority of an NGEU task's jobs (ngeu_select and its inputs): ``job_priority``."""
+    return job_priority("ngeu_select", wildcards.task)
 
 
 def _dataset_priorities():
@@ -217,16 +225,19 @@ def _dataset_priorities():
     jobs, and the longest job (NGEU's MNIST grid) started 71 minutes into the full run.
     (Kept here, not in graphdr.pipeline.plan, for the reason the output roots are.)"""
     papers = config.get("papers", {})
+    priorities = {}
+    for task, spec in papers.get("ngeu", {}).get("tasks", {}).items():  # per task
+        priority = job_priority("ngeu_select", task)
+        if priority:
+            priorities[spec["dataset"]] = max(
+                priorities.get(spec["dataset"], 0), priority
+            )
     readers = {
-        "ngeu_select": [
-            t["dataset"] for t in papers.get("ngeu", {}).get("tasks", {}).values()
-        ],
         "akda_group": papers.get("akda", {}).get("datasets", []),
         "dee_recognition_run": papers.get("dee", {})
         .get("recognition", {})
         .get("datasets", []),
     }
-    priorities = {}
     for rule_name, datasets in readers.items():
         for dataset in datasets:
             priority = max(priorities.get(dataset, 0), job_priority(rule_name))

@@ -19,7 +19,7 @@ rule ngeu_splits:
         results("benchmarks/ngeu_splits/{task}.tsv")
     wildcard_constraints:
         task=_alternatives(NGEU_TASKS),
-    priority: job_priority("ngeu_select")  # an input of ngeu_select only
+    priority: task_priority  # an input of ngeu_select only
     conda:
         "../../envs/compute.yaml"
     threads: resource("ngeu_splits", "threads")
@@ -56,7 +56,7 @@ rule ngeu_select:
         results("benchmarks/ngeu_select/{task}.tsv")
     wildcard_constraints:
         task=_alternatives(NGEU_TASKS),
-    priority: job_priority("ngeu_select")
+    priority: task_priority
     conda:
         "../../envs/compute.yaml"
     threads: resource("ngeu_select", "threads")

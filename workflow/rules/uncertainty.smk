@@ -18,7 +18,7 @@ rule estimate_uncertainty:
         results("benchmarks/estimate_uncertainty/{task}.tsv")
     wildcard_constraints:
         task=_alternatives(NGEU_TASKS),
-    priority: job_priority("ngeu_select")  # an input of ngeu_select only
+    priority: task_priority  # an input of ngeu_select only
     conda:
         "../../envs/compute.yaml"
     threads: resource("estimate_uncertainty", "threads")
