@@ -464,3 +464,16 @@ def test_calibration_selects_the_trial_nearest_the_papers_averages():
     )
     assert out.loc[1, "AKDA"] > out.loc[0, "AKDA"]  # better separated classes score higher
     assert (out["paper AKDA (10Ex)"] == 61.29).all()
+
+
+def test_pca_keeps_lda_dimension_capped_by_the_features():
+    """PCA keeps C - 1 components (LDA's dimension) unless the data have fewer features: Letter
+    (26 classes, 16 features) failed in the full run with n_components = 25."""
+    rng = np.random.default_rng(0)
+    y = np.arange(260) % 26
+    X = rng.standard_normal((260, 16)) + y[:, None] * 0.1
+    shape = {"n_samples": 260, "n_features": 16}
+    pca = akda._estimator("PCA", shape, reg=1e-3, seed=0, n_classes=26)
+    assert pca.fit(X, y).transform(X).shape == (260, 16)
+    wide = {"n_samples": 260, "n_features": 64}
+    assert akda._estimator("PCA", wide, reg=1e-3, seed=0, n_classes=26).n_components == 25

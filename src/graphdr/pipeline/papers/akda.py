@@ -137,7 +137,10 @@ def _estimator(
             if params.get("n_samples", 0) < params.get("n_features", 0)
             else "covariance_eigh"
         )
-        return PCA(n_components=n_classes - 1, svd_solver=solver, random_state=0)
+        # C - 1 components, LDA's dimension, as the paper; at most the data's rank bound
+        # min(N, D) (Letter: 26 classes, 16 features)
+        bound = min(params.get("n_samples", n_classes), params.get("n_features", n_classes))
+        return PCA(n_components=min(n_classes - 1, bound), svd_solver=solver, random_state=0)
     if method == "LDA":
         from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
