@@ -362,4 +362,8 @@ def test_priorities_reach_their_rules():
         p.read_text(encoding="utf-8") for p in (ROOT / "workflow/rules").glob("*.smk")
     )
     directed = set(re.findall(r'priority: job_priority\("(\w+)"\)', rules))
+    # task_priority is job_priority("ngeu_select", task): per-task priorities (priority_by)
+    if re.search(r"^    priority: task_priority\b", rules, re.M):
+        directed.add("ngeu_select")
+    assert all("priority" in v for v in config["resources"].values() if "priority_by" in v)
     assert configured == directed and {"ngeu_select", "akda_group"} <= configured

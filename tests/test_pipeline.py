@@ -422,9 +422,11 @@ def test_rule_placement_retries_and_sized_resources():
         resources = plan.resources_for(config, name)
         assert name in config["resources"], f"rule {name} has no measured resources in the config"
         required = {"threads", "mem_mb", "runtime"}
-        assert required <= set(resources) <= required | {"mem_mb_per_mega_entries", "priority"}, (
-            name
-        )
+        assert (
+            required
+            <= set(resources)
+            <= required | {"mem_mb_per_mega_entries", "priority", "priority_by"}
+        ), name
 
 
 def test_resources_precedence():

@@ -206,9 +206,9 @@ def resource(rule_name, key):
 
 
 def job_priority(rule_name, key=None):
-    """The Snakemake priority of a job of the rule (config ``resources``): ``priority_by[key]``
-    for a job whose main wildcard is ``key`` (ngeu_select: the task), else ``priority``, else 0.
-    """
+    """The Snakemake priority of one job, from ``resources[rule_name]`` in the config:
+    ``priority_by[key]`` for a job whose main wildcard is ``key`` (ngeu_select: the task), else
+    ``priority``, else 0."""
     spec = plan.resources_for(config, rule_name)
     return spec.get("priority_by", {}).get(key, spec.get("priority", 0))
 
