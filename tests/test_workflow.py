@@ -299,22 +299,6 @@ def quick_build_copy(request, tmp_path_factory, dest: Path) -> bool:
     return True
 
 
-def built_copy(request, tmp_path_factory, name: str) -> tuple[Path, dict]:
-    """``(repo, env)``: a copy of this module's quick build (:func:`quick_build_copy`) in a new
-    temporary directory ``name``, or, without the build in the session, a checkout built there
-    (the whole quick configuration); ``env`` reads the offline mirror and its own data home.
-    Skips without the mirror."""
-    if not (MIRROR / IRIS).is_file():
-        pytest.skip(f"no offline data mirror with {IRIS} ({MIRROR})")
-    base = tmp_path_factory.mktemp(name)
-    repo = base / "repo"
-    env = clean_env(GRAPHDR_DATA_MIRROR=MIRROR, GRAPHDR_DATA_HOME=base / "home")
-    if not quick_build_copy(request, tmp_path_factory, repo):
-        copy_checkout(repo)
-        snakemake(repo, env=env)
-    return repo, env
-
-
 def clean_env(**variables) -> dict:
     """This process's environment without any GRAPHDR_* setting, plus ``variables``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHDR_")}

@@ -15,23 +15,28 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_workflow import (  # noqa: F401 (fixtures of this module's ``build``)
+from test_workflow import (
     DATASETS,
     DEE_DATASETS,
     DEE_OPTIMIZERS,
     FIGURE_JOB,
     FIGURES,
+    IRIS,
+    MIRROR,
     RESULTS,
     ROOT,
     TABLE_JOB,
-    built_copy,
+    clean_env,
+    copy_checkout,
     fit,
     fits,
     overlay,
     planned,
     prepare,
+    quick_build_copy,
     score,
     scores,
+    snakemake,
     split,
 )
 
@@ -40,7 +45,14 @@ pytestmark = pytest.mark.workflow
 
 @pytest.fixture(scope="module")
 def build(request, tmp_path_factory):
-    repo, env = built_copy(request, tmp_path_factory, "changes")
+    if not (MIRROR / IRIS).is_file():
+        pytest.skip(f"no offline data mirror with {IRIS} ({MIRROR})")
+    base = tmp_path_factory.mktemp("changes")
+    repo = base / "repo"
+    env = clean_env(GRAPHDR_DATA_MIRROR=MIRROR, GRAPHDR_DATA_HOME=base / "home")
+    if not quick_build_copy(request, tmp_path_factory, repo):
+        copy_checkout(repo)
+        snakemake(repo, env=env)
     assert planned(repo, env=env) == set()  # the copy is complete: every change starts from it
     return {"repo": repo, "env": env}
 
