@@ -335,14 +335,17 @@ class _BlockKrylov:
         self.blocks.append(self._orth(W, scale))
         return self.blocks[-1]
 
+    def grow_to(self, n_blocks: int) -> np.ndarray:
+        """The basis with ``n_blocks`` blocks (fewer if :attr:`complete` sooner), columns side
+        by side."""
+        while len(self.blocks) < n_blocks and not self.complete:
+            self.extend()
+        return np.hstack(self.blocks)
 
-def _krylov_basis(start: np.ndarray, solve, n_blocks: int = RITZ_BLOCKS) -> np.ndarray:
-    """The basis of :class:`_BlockKrylov` with ``n_blocks`` blocks (fewer if the space is
-    invariant sooner)."""
-    krylov = _BlockKrylov(start, solve)
-    while len(krylov.blocks) < n_blocks and not krylov.complete:
-        krylov.extend()
-    return np.hstack(krylov.blocks)
+
+def _krylov_basis(start: np.ndarray, solve) -> np.ndarray:
+    """The basis of :class:`_BlockKrylov` with all :data:`RITZ_BLOCKS` blocks."""
+    return _BlockKrylov(start, solve).grow_to(RITZ_BLOCKS)
 
 
 def _ritz_class_graph(Yb, Gb, E, intrinsic, eps, n_components, tol, tr_pen, residual):
@@ -476,9 +479,7 @@ def _lowrank_from_factor(chol, intrinsic, n_components, eps, tol, tr_k, top):
             f"below {LOWRANK_MARGIN:g} * tol * {top:.3g}): the full path drops directions"
         )
     krylov = _BlockKrylov(class_directions(intrinsic), chol.solve)
-    while len(krylov.blocks) < RITZ_FIRST_BLOCKS and not krylov.complete:
-        krylov.extend()
-    Yb = np.hstack(krylov.blocks)
+    Yb = krylov.grow_to(RITZ_FIRST_BLOCKS)
     Gb = chol.kernel_product(Yb)  # training projections Z w = Kc alpha
 
     def residual(alpha, g, Lg, mu):
