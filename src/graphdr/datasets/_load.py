@@ -7,7 +7,6 @@ import inspect
 import os
 
 import numpy as np
-from sklearn.model_selection import train_test_split
 
 from ._fetch import fetch
 from ._registry import dataset_entry, file_entry
@@ -108,6 +107,10 @@ def stratified_indices(y, n: int, random_state=0) -> np.ndarray:
         raise ValueError(f"n={n} must lie in 1..{y.size} (the number of samples).")
     if n == y.size:
         return np.arange(y.size)
+    # imported here: scikit-learn costs about 1.5 s of start-up to every workflow job that
+    # reaches this module (the data, split and table jobs need no estimator)
+    from sklearn.model_selection import train_test_split
+
     idx, _ = train_test_split(
         np.arange(y.size), train_size=n, stratify=y, random_state=random_state
     )

@@ -12,7 +12,6 @@ The ``load_*`` functions are the registry loaders wrapping them (``load("swiss_r
 from __future__ import annotations
 
 import numpy as np
-import sklearn.datasets
 
 from ._build import build
 
@@ -29,6 +28,8 @@ def make_swiss_roll_classes(n_samples=1000, n_classes=4, *, noise=0.0, random_st
     """
     if n_classes < 1 or n_classes > n_samples:
         raise ValueError(f"n_classes={n_classes} must lie in 1..n_samples={n_samples}.")
+    import sklearn.datasets  # here: the data and table jobs that import this package need no sklearn
+
     X, t = sklearn.datasets.make_swiss_roll(n_samples, noise=noise, random_state=random_state)
     edges = np.quantile(t, np.linspace(0.0, 1.0, n_classes + 1)[1:-1])
     return X, np.searchsorted(edges, t, side="right").astype(np.int64), t

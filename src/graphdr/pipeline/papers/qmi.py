@@ -1,7 +1,9 @@
 """Paper 001 (QMI): the benchmark and face sweeps, their tables and claims, and Figures 1-6.
 
-* :func:`run_sweep` — one dataset, every fold (:mod:`graphdr.pipeline.papers.qmi_sweep`):
-  the long error table, a deterministic record (sizes, decompositions) and a ``timing`` record;
+* :func:`graphdr.pipeline.papers.qmi_sweep.run_sweep` — one dataset, every fold (computed by
+  the sweep module, which this one imports only where it fits: the table jobs read the protocol
+  from :mod:`~graphdr.pipeline.papers.qmi_protocol`): the long error table, a deterministic
+  record (sizes, decompositions) and a ``timing`` record;
 * :func:`sweep_tables` — one table per classifier (each cell: the minimum over dimensions of the
   fold-averaged error, with that dimension; last row: wins per method within its group),
   Table I (datasets), the sweep's timing summary, the error-vs-dimension figure (faces) and the
@@ -23,8 +25,8 @@ import pandas as pd
 from graphdr import reporting
 from graphdr.datasets.prepared import load_npz
 from graphdr.pipeline import io
-from graphdr.pipeline.papers import qmi_sweep as qs
-from graphdr.pipeline.papers.qmi_sweep import DEFAULTS, protocol, run_sweep
+from graphdr.pipeline.papers import qmi_protocol as qp
+from graphdr.pipeline.papers.qmi_protocol import DEFAULTS, protocol
 
 __all__ = [
     "DEFAULTS",
@@ -34,13 +36,12 @@ __all__ = [
     "protocol",
     "classifier_table",
     "plot_curves",
-    "run_sweep",
     "study_summary",
     "visualise",
     "wins",
 ]
 
-GROUPS = {"kernel": qs.KERNEL_METHODS, "linear": qs.LINEAR_METHODS}
+GROUPS = {"kernel": qp.KERNEL_METHODS, "linear": qp.LINEAR_METHODS}
 CLASSIFIER_NAMES = {
     "ncc": "NCC",
     "knn": "3-NN",
@@ -112,7 +113,7 @@ def _display(errors, classifier, methods, labels) -> pd.DataFrame:
 
 def _scale_text(cfg: Mapping) -> str:
     rules = {m: cfg["scale"][m] for m in cfg["methods"]}
-    if all(rules[m] == qs.OWN_SCALE[m] for m in rules):
+    if all(rules[m] == qp.OWN_SCALE[m] for m in rules):
         return "by each method's own constraint (NOTES.md)"
     if len(set(rules.values())) == 1:
         return f"uniformly ({next(iter(rules.values())).replace('_', ' ')} columns)"
@@ -372,7 +373,7 @@ def plot_curves(runs, cfg: Mapping, classifier: str, stem) -> None:
             part = sub[sub["dataset"] == d]
             for i, m in enumerate(methods):
                 curve = part[part["method"] == m].groupby("dim")["error"].mean()
-                style = "-" if m in qs.KERNEL_METHODS else "--"
+                style = "-" if m in qp.KERNEL_METHODS else "--"
                 ax.plot(curve.index, 100 * curve.to_numpy(), style, label=m, lw=1, color=f"C{i}")
             ax.set_title(d)
             ax.set_xlabel("dimension")
@@ -430,6 +431,8 @@ def visual_splits(y, n_splits: int = VISUAL_SPLITS, seed: int = 0):
 def visual_projections(X, y, cfg: Mapping, train, test) -> dict:
     """{group: {label: held-out 2-D projection}}: every method of Figures 1-4 fitted on the
     training half (features scaled, PCA step of the linear methods, on that half only)."""
+    from graphdr.pipeline.papers import qmi_sweep as qs
+
     X_tr, X_te = qs.scale_features(X[train], X[test], cfg["preprocessing"])
     lin_tr, lin_te = X_tr, X_te
     if cfg.get("linear_pca_variance"):
