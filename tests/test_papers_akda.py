@@ -339,6 +339,38 @@ def test_akda_run_draws_and_the_sensitivity_variant_reach_the_ledger(tmp_path):
     assert ap.loc[ap["variant"] == "primary", "value"].mean() == pytest.approx(100 * record["map"])
 
 
+def test_sensitivity_variant_refits_only_when_its_setting_was_not_chosen(monkeypatch):
+    """The reg=0.001 variant is the best CV point with reg = 1e-3. When the CV chose exactly
+    that point its final fit is the primary's (same inputs, deterministic): it is not run again,
+    and its AP equals a fresh fit's. Otherwise the variant's own point is fitted."""
+    import pandas as pd
+
+    X, y = _tiny()
+    train, test = akda.condition_split(y, 10, 3)
+    table = pd.DataFrame(
+        {"gamma_factor": [1.0, 1.0], "reg": [1.0, 1e-3], "C": [1.0, 1.0], "map": [0.9, 0.8]}
+    )
+    fits = []
+    real = akda._final_fit
+    monkeypatch.setattr(akda, "_final_fit", lambda *a, **k: fits.append(a[1]) or real(*a, **k))
+    kw = dict(reg=0.5, seed=3, estimators=None, sensitivity={"reg": 1e-3}, t_cv=0.0)
+    for best, expected in (
+        ({"gamma_factor": 1.0, "reg": 1.0, "C": 1.0}, 2),  # CV chose reg = 1: refit at 1e-3
+        ({"gamma_factor": 1.0, "reg": 1e-3, "C": 1.0}, 1),  # CV chose the variant's point
+    ):
+        fits.clear()
+        record, _ = akda._draw_record("AKDA", best, table, X, y, train, test, **kw)
+        variant = record["variants"]["reg=0.001"]
+        assert len(fits) == expected and variant["selected"]["reg"] == 1e-3
+        assert fits[-1] == variant["selected"]
+        fresh, *_ = real(
+            "AKDA", variant["selected"], X[train], y[train], X[test], np.unique(y), reg=0.5,
+            seed=3,
+        )  # fmt: skip
+        ap = akda.average_precision_per_class(y[test], fresh, np.unique(y))
+        assert variant["ap"] == [float(a) for a in ap]
+
+
 def test_group_run_shares_kernels_and_equals_standalone_runs(tmp_path):
     """One process for several kernel methods (shared folds, distances, partitions) gives each
     method the record of its own run: same selection and AP (the test kernel of the group comes

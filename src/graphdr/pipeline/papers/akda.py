@@ -569,10 +569,13 @@ def _draw_record(
             }
             continue
         chosen = select(table, list(best), where=fixed)
-        v_scores, *_ = _final_fit(
-            method, chosen, X[train], y[train], X[test], classes, reg=reg, seed=seed,
-            estimators=estimators, shared=shared,
-        )  # fmt: skip
+        if chosen == best:  # the CV chose the fixed setting itself: the same (deterministic) fit
+            v_scores = scores
+        else:
+            v_scores, *_ = _final_fit(
+                method, chosen, X[train], y[train], X[test], classes, reg=reg, seed=seed,
+                estimators=estimators, shared=shared,
+            )  # fmt: skip
         v_ap = average_precision_per_class(y[test], v_scores, classes)
         record["variants"][name] = {
             "selected": chosen,
