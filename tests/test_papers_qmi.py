@@ -12,7 +12,7 @@ from sklearn.neighbors import KNeighborsClassifier, NearestCentroid
 
 from graphdr.methods import CKFD, GDA, KLPP_GE, KPCA_GE, KQMI, LPP_GE, LQMI
 from graphdr.methods.baselines_qmi import FusionDistanceClassifier
-from graphdr.pipeline.papers import qmi
+from graphdr.pipeline.papers import qmi, qmi_protocol
 from graphdr.pipeline.papers import qmi_sweep as qs
 
 GAMMA, TOL = 0.5, 1e-6
@@ -281,8 +281,8 @@ def test_results_frame_has_one_row_per_fold_and_sensitivity_studies_as_variants(
 def test_protocol_merges_defaults_and_rejects_unknown_keys():
     cfg = qmi.protocol({"folds": 3, "scale": {"GDA": "native"}})
     assert cfg["folds"] == 3 and cfg["svm_C"] == 100.0
-    assert cfg["scale"] == {**qs.OWN_SCALE, "GDA": "native"}
-    assert qmi.protocol({})["scale"] == qs.OWN_SCALE
+    assert cfg["scale"] == {**qmi_protocol.OWN_SCALE, "GDA": "native"}
+    assert qmi.protocol({})["scale"] == qmi_protocol.OWN_SCALE
     assert set(qmi.protocol({"scale": "unit_variance"})["scale"].values()) == {"unit_variance"}
     with pytest.raises(ValueError, match="unknown protocol keys"):
         qmi.protocol({"fold": 3})

@@ -47,31 +47,19 @@ from graphdr.methods.qmi import (
 from graphdr.pipeline import io
 from graphdr.pipeline.papers.qmi_protocol import (
     CLASSIFIERS,
-    DEFAULTS,
     KERNEL_METHODS,
     LINEAR_METHODS,
-    OWN_SCALE,
-    SCALE_RULES,
     protocol,
-    resolve_scale,
 )
 from graphdr.solvers import column_signs, flip_signs
 
-__all__ = [  # the protocol's names stay importable from here (qmi_protocol defines them)
-    "CLASSIFIERS",
-    "DEFAULTS",
-    "KERNEL_METHODS",
-    "LINEAR_METHODS",
-    "OWN_SCALE",
-    "SCALE_RULES",
+__all__ = [  # the protocol (methods, defaults, scaling rules) is qmi_protocol's
     "Embedding",
     "SharedKernelFold",
     "dimension_grid",
     "fold_errors",
     "knn_errors",
     "ncc_errors",
-    "protocol",
-    "resolve_scale",
     "run_sweep",
     "scale_columns",
     "scale_features",
