@@ -1,9 +1,11 @@
 """A numba cache that cannot be written never fails a computation (numba #1771, #4807)."""
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -93,3 +95,45 @@ def test_corrupted_cache_compiles_in_memory_says_so_once_and_heals(tmp_path, pat
     assert "compiling in memory" in stderr
     # the entries were rewritten: the next run loads them without a word
     assert "could not be read" not in _run_two(tmp_path, cache)
+
+
+_PROBE = """
+import graphdr.probe as probe
+assert probe.__file__.startswith(__import__("sys").argv[1]), probe.__file__
+print(probe.scale(2.0), probe.scale.stats.cache_hits, probe.scale.stats.cache_misses)
+"""
+
+
+def test_every_checkout_shares_the_cache_and_an_edit_still_recompiles(tmp_path):
+    """Two checkouts of graphdr (a clone, a worktree, the workflow tests' copies) with the same
+    module source share its compiled kernel: the second loads it (a cache hit, no compilation).
+    A checkout whose module differs recompiles and gets its own result."""
+    package = Path(__file__).resolve().parents[1] / "src" / "graphdr"
+    source = "from graphdr._numba import njit\n\n\n@njit\ndef scale(x):\n    return {} * x\n"
+    roots = {}
+    for name, factor in (("one", 3.0), ("two", 3.0), ("edited", 5.0)):
+        roots[name] = tmp_path / name / "src"
+        copy = roots[name] / "graphdr"
+        shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+        (copy / "probe.py").write_text(source.format(factor))
+    cache = tmp_path / "cache"
+
+    def run(name):
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "PYTHONPATH": str(roots[name])}
+        out = subprocess.run(
+            [sys.executable, "-c", _PROBE, str(roots[name])],
+            env=env,
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+        )
+        assert out.returncode == 0, out.stderr
+        assert "could not be read" not in out.stderr, out.stderr
+        value, hits, misses = out.stdout.split(maxsplit=2)
+        return float(value), hits.count(":"), misses.count(":")  # Counters of signatures
+
+    assert run("one") == (6.0, 0, 1)  # compiled and saved
+    assert run("two") == (6.0, 1, 0)  # another checkout: loaded, not compiled
+    assert run("edited") == (10.0, 0, 1)  # another source: compiled, not the cached 6.0
+    assert run("one") == (6.0, 0, 1)  # the entry now holds the edited source: compiled again
+    assert [p.name for p in cache.iterdir()] == ["graphdr"]

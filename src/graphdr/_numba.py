@@ -8,7 +8,13 @@ Two guarantees, both asked for by users of numba-based tools (numba #1771, #4807
 * a cache that cannot be written never fails: the kernel is then compiled in memory only;
 * a cache entry that cannot be read (a corrupted or truncated file: ``UnpicklingError``,
   ``EOFError``, ...) never fails either: the kernel is compiled in memory, its entry is rewritten
-  (so the next run loads it again), and one warning per process says so.
+  (so the next run loads it again), and one warning per process says so;
+* every checkout of graphdr shares one cache: numba files its cache under a hash of the source
+  file's absolute directory, so a second clone, a worktree, or each copy of the checkout the
+  workflow tests make compiled every kernel again (about 5 CPU-s per process that fits the
+  estimators, measured 2026-11-24); :class:`_PackageLocator` files it under the module's path
+  inside the package instead. numba's freshness stamp is a sha256 of the source file's
+  contents, so an edited module is still recompiled (and its entry rewritten).
 
 Kernels are declared with :func:`njit` from this module, at module level, so they compile once per
 process and are loaded from the cache afterwards.
@@ -40,6 +46,7 @@ if not os.environ.get("NUMBA_CACHE_DIR"):
         os.environ["NUMBA_CACHE_DIR"] = _dir
 
 import numba  # noqa: E402  (must come after NUMBA_CACHE_DIR is settled)
+from numba.core import caching  # noqa: E402
 
 CACHE_ENABLED = (
     _writable(os.environ["NUMBA_CACHE_DIR"]) if os.environ.get("NUMBA_CACHE_DIR") else False
@@ -61,6 +68,42 @@ def _report_unreadable(name: str, cache_path, exc: BaseException) -> None:
         RuntimeWarning,
         stacklevel=3,
     )
+
+
+class _PackageLocator(caching.UserProvidedCacheLocator):
+    """numba's ``NUMBA_CACHE_DIR`` locator, with the cache directory named after the source
+    file's directory inside the ``graphdr`` package (``graphdr-methods``) instead of a hash of
+    its absolute path: every checkout shares the entries. Freshness is numba's own (a sha256 of
+    the file's contents, :func:`numba.core.caching._hash_source_file`). Not for files outside a
+    ``graphdr`` directory (numba's locators handle those)."""
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if _package_subpath(py_file) is None:
+            return None
+        return super().from_function(py_func, py_file)
+
+    @classmethod
+    def get_suitable_cache_subpath(cls, py_file):
+        return _package_subpath(py_file)
+
+
+def _package_subpath(py_file) -> str | None:
+    """``graphdr-methods`` for ``.../graphdr/methods/x.py``: the directory from the innermost
+    ``graphdr`` directory down, or None outside one."""
+    parts = os.path.dirname(os.path.abspath(py_file)).split(os.sep)
+    if "graphdr" not in parts:
+        return None
+    top = len(parts) - 1 - parts[::-1].index("graphdr")
+    return "-".join(parts[top:])
+
+
+class _CompileResultCacheImpl(caching.CompileResultCacheImpl):
+    _locator_classes = [_PackageLocator, *caching.CompileResultCacheImpl._locator_classes]
+
+
+class _FunctionCache(caching.FunctionCache):
+    _impl_class = _CompileResultCacheImpl
 
 
 class _HealingCache:
@@ -110,8 +153,10 @@ def njit(*args, **kwargs):
             if signature:
                 return numba.njit(signature, **options)(func)
             return numba.njit(**options)(func)
-        dispatcher = numba.njit(**options)(func)
-        dispatcher._cache = _HealingCache(dispatcher._cache, func.__name__)
+        # compiled without numba's own cache (its locator would make a directory named after
+        # this checkout's path), then given the package-keyed one (Dispatcher.enable_caching)
+        dispatcher = numba.njit(**{**options, "cache": False})(func)
+        dispatcher._cache = _HealingCache(_FunctionCache(func), func.__name__)
         if signature:  # numba's eager compilation, after the cache is wrapped
             from numba.core import typeinfer
 
