@@ -31,7 +31,8 @@ def _restore_environment():
 
 @functools.cache
 def _copies_the_build(path: Path) -> bool:
-    return "quick_build_copy" in path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    return "quick_build_copy" in text or "built_checkout" in text
 
 
 def _rank(path: Path) -> tuple[int, int]:
@@ -49,7 +50,7 @@ def pytest_collection_modifyitems(session, config, items):
 
     tests/test_workflow.py goes first: its quick build of every paper is the longest job of
     the suite (about 4 minutes of one worker). The modules that copy that build rather than
-    build their targets again (``test_workflow.quick_build_copy``: the paper modules
+    build their targets again (``test_workflow.quick_build_copy`` or ``built_checkout``: the paper modules
     tests/test_workflow_<paper>.py, the dry runs of tests/test_workflow_changes.py, the rebuild)
     go last (:data:`_BUILD_COPIES_FIRST`), so that the other worker runs every other file while
     the build runs instead of waiting for it (measured: a copy scheduled early idled one core

@@ -299,6 +299,22 @@ def quick_build_copy(request, tmp_path_factory, dest: Path) -> bool:
     return True
 
 
+def built_checkout(request, tmp_path_factory, name: str) -> tuple[Path, dict]:
+    """``(repo, env)``: a checkout holding the whole quick build, for a module that tests on a
+    built workflow (the change dry runs, the rebuild). A copy of this module's build
+    (:func:`quick_build_copy`) when it runs in the session, else built here. Skips without the
+    offline data mirror."""
+    if not (MIRROR / IRIS).is_file():
+        pytest.skip(f"no offline data mirror with {IRIS} ({MIRROR})")
+    base = tmp_path_factory.mktemp(name)
+    repo = base / "repo"
+    env = clean_env(GRAPHDR_DATA_MIRROR=MIRROR, GRAPHDR_DATA_HOME=base / "home")
+    if not quick_build_copy(request, tmp_path_factory, repo):
+        copy_checkout(repo)
+        snakemake(repo, env=env)
+    return repo, env
+
+
 def clean_env(**variables) -> dict:
     """This process's environment without any GRAPHDR_* setting, plus ``variables``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRAPHDR_")}

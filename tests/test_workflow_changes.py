@@ -21,22 +21,17 @@ from test_workflow import (
     DEE_OPTIMIZERS,
     FIGURE_JOB,
     FIGURES,
-    IRIS,
-    MIRROR,
     RESULTS,
     ROOT,
     TABLE_JOB,
-    clean_env,
-    copy_checkout,
+    built_checkout,
     fit,
     fits,
     overlay,
     planned,
     prepare,
-    quick_build_copy,
     score,
     scores,
-    snakemake,
     split,
 )
 
@@ -45,14 +40,7 @@ pytestmark = pytest.mark.workflow
 
 @pytest.fixture(scope="module")
 def build(request, tmp_path_factory):
-    if not (MIRROR / IRIS).is_file():
-        pytest.skip(f"no offline data mirror with {IRIS} ({MIRROR})")
-    base = tmp_path_factory.mktemp("changes")
-    repo = base / "repo"
-    env = clean_env(GRAPHDR_DATA_MIRROR=MIRROR, GRAPHDR_DATA_HOME=base / "home")
-    if not quick_build_copy(request, tmp_path_factory, repo):
-        copy_checkout(repo)
-        snakemake(repo, env=env)
+    repo, env = built_checkout(request, tmp_path_factory, "changes")
     assert planned(repo, env=env) == set()  # the copy is complete: every change starts from it
     return {"repo": repo, "env": env}
 

@@ -16,13 +16,9 @@ import re
 import pytest
 from test_workflow import (
     FIGURES,
-    IRIS,
-    MIRROR,
-    clean_env,
-    copy_checkout,
+    built_checkout,
     deterministic,
     output_files,
-    quick_build_copy,
     snakemake,
     stage,
 )
@@ -32,14 +28,7 @@ pytestmark = pytest.mark.workflow
 
 @pytest.fixture(scope="module")
 def rebuild(request, tmp_path_factory):
-    if not (MIRROR / IRIS).is_file():
-        pytest.skip(f"no offline data mirror with {IRIS} ({MIRROR})")
-    base = tmp_path_factory.mktemp("graphdr_rebuild")
-    repo = base / "repo"
-    env = clean_env(GRAPHDR_DATA_MIRROR=MIRROR, GRAPHDR_DATA_HOME=base / "home")
-    if not quick_build_copy(request, tmp_path_factory, repo):
-        copy_checkout(repo)
-        snakemake(repo, env=env)
+    repo, env = built_checkout(request, tmp_path_factory, "graphdr_rebuild")
     first = {f: (repo / f).read_bytes() for f in deterministic(output_files(repo))}
     targets = one_output_per_rule(repo, env)
     out = snakemake(repo, "--force", *targets.values(), env=env).stdout
