@@ -38,7 +38,7 @@ def _copies_the_build(path: Path) -> bool:
 def _rank(path: Path) -> tuple[int, int]:
     if path.name == "test_workflow.py":
         return 0, 0
-    if path.name != "conftest.py" and _copies_the_build(path):
+    if _copies_the_build(path):
         names = _BUILD_COPIES_FIRST
         return 2, names.index(path.name) if path.name in names else len(names)
     return 1, 0
@@ -50,10 +50,11 @@ def pytest_collection_modifyitems(session, config, items):
 
     tests/test_workflow.py goes first: its quick build of every paper is the longest job of
     the suite (about 4 minutes of one worker). The modules that copy that build rather than
-    build their targets again (``test_workflow.quick_build_copy`` or ``built_checkout``: the paper modules
-    tests/test_workflow_<paper>.py, the dry runs of tests/test_workflow_changes.py, the rebuild)
-    go last (:data:`_BUILD_COPIES_FIRST`), so that the other worker runs every other file while
-    the build runs instead of waiting for it (measured: a copy scheduled early idled one core
-    for 3 of the suite's 9.5 minutes). xdist's default ``loadscope`` reordering (largest file first) would
-    undo this order, hence ``--no-loadscope-reorder``."""
+    build their targets again (``test_workflow.quick_build_copy`` or ``built_checkout``: the
+    paper modules tests/test_workflow_<paper>.py, the dry runs of
+    tests/test_workflow_changes.py, the rebuild) go last (:data:`_BUILD_COPIES_FIRST`), so that
+    the other worker runs every other file while the build runs instead of waiting for it
+    (measured: a copy scheduled early idled one core for 3 of the suite's 9.5 minutes). xdist's
+    default ``loadscope`` reordering (largest file first) would undo this order, hence
+    ``--no-loadscope-reorder``."""
     items.sort(key=lambda item: _rank(item.path))  # stable: the order within a file stays
