@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats as sps
 
 from graphdr import ledger
@@ -89,6 +91,33 @@ def test_wilcoxon_matches_scipy_and_drops_zero_differences():
     ref = sps.wilcoxon(d)
     assert got.p == pytest.approx(ref.pvalue) and got.statistic == pytest.approx(ref.statistic)
     assert lstats.wilcoxon_paired(a, a).p == 1.0  # nothing distinguishes equal values
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(-4, 4).filter(bool), min_size=1, max_size=16),
+    st.sampled_from([1.0, 0.5, 0.1, 1e-3]),
+)
+def test_wilcoxon_with_tied_differences_equals_scipy_bitwise(steps, unit):
+    """Tied |d| and n <= 13: our subset-sum null distribution replaces scipy's enumeration of
+    the 2**n sign flips; the statistic and p-value must be scipy's exactly (above 13 pairs, or
+    without ties, scipy itself runs)."""
+    d = np.array(steps, dtype=float) * unit
+    got = lstats.wilcoxon_paired(d, np.zeros_like(d))
+    ref = sps.wilcoxon(d)
+    assert got.p == float(ref.pvalue) and got.statistic == float(ref.statistic)
+
+
+def test_tied_wilcoxon_takes_the_fast_path_only_where_scipy_enumerates(monkeypatch):
+    calls = []
+    real = lstats._signed_rank_exact_tied
+    monkeypatch.setattr(
+        lstats, "_signed_rank_exact_tied", lambda d: calls.append(d.size) or real(d)
+    )
+    lstats.wilcoxon_paired(np.array([1.0, 1.0, -2.0, 3.0, 3.0]), np.zeros(5))  # ties, n = 5
+    lstats.wilcoxon_paired(np.arange(1.0, 6.0), np.zeros(5))  # no ties: scipy's exact
+    lstats.wilcoxon_paired(np.tile([1.0, -2.0], 7), np.zeros(14))  # ties, n = 14: normal
+    assert calls == [5]
 
 
 def test_mcnemar_is_the_exact_binomial_test_of_discordant_pairs():
