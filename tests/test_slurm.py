@@ -49,6 +49,13 @@ def test_profile_settings(profile):
     assert {"slurm_partition", "slurm_account", "mem_mb", "runtime"} <= set(resources)
     # threads become --cpus-per-task only while no cpus_per_task resource overrides them
     assert "cpus_per_task" not in resources
+    # A group job's members run one after another (the plugin's inner Snakemake has --jobs 1):
+    # every job takes the one slot of a per-submitted-job pool, so Snakemake sizes a group one
+    # member per layer (largest member's CPUs and memory, runtimes summed). The real-SLURM test
+    # checks the sizes that result; this checks that the three pieces stay together.
+    assert resources["jobstep_slots"] == 1
+    assert profile["resources"] == {"jobstep_slots": 1}
+    assert profile["set-resource-scopes"] == {"jobstep_slots": "local"}
 
 
 def test_profile_groups_name_rules_of_the_workflow(profile):

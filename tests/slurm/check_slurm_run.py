@@ -20,6 +20,10 @@ from pathlib import Path
 SUBMITTED = re.compile(r"has been submitted with SLURM jobid (\d+) \(log: (.+?)\)\.?$", re.M)
 # Rule blocks in a Snakemake log print "    threads: N" only when N > 1.
 THREADS = re.compile(r"^\s+threads: (\d+)$", re.M)
+# A rule job of the SLURM job's own Snakemake: "rule NAME:" and its indented lines (the srun step
+# that runs it prints "localrule NAME:", not matched); its resources line has "runtime=MINUTES".
+MEMBER = re.compile(r"^rule (\w+):\n((?:[ \t]+.*\n)+)", re.M)
+RUNTIME = re.compile(r"\bruntime=(\d+)")
 # Fit info files carry measured durations; they are the only fields allowed to differ.
 TIMING_KEY = re.compile(r".*_seconds$")
 
@@ -36,8 +40,23 @@ def scontrol_job(jobid: str) -> dict[str, str]:
     return dict(item.split("=", 1) for item in out.split() if "=" in item)
 
 
+def _minutes(limit: str) -> float:
+    """SLURM's TimeLimit ([D-]HH:MM:SS, or UNLIMITED) in minutes."""
+    if limit in ("UNLIMITED", "Partition_Limit"):
+        return float("inf")
+    days, _, clock = limit.rpartition("-")
+    h, m, s = (int(x) for x in clock.split(":"))
+    return (int(days or 0) * 24 + h) * 60 + m + s / 60
+
+
 def check_jobs(args) -> list[str]:
-    """Every submitted job: COMPLETED, exit 0, CPUs = Snakemake threads, env passed through."""
+    """Every submitted job: COMPLETED, exit 0, env passed through, and sized as it runs.
+
+    The members of a group job run one after another (the plugin starts its Snakemake with
+    ``--jobs 1``), so the job must hold as many CPUs as its largest member's threads (not the
+    sum over members: CPUs held and not used) and a time limit of at least the sum of its
+    members' runtimes (not the longest chain's: the job would be killed part-way).
+    """
     text = Path(args.log).read_text()
     submitted = SUBMITTED.findall(text)
     failures = []
@@ -50,10 +69,13 @@ def check_jobs(args) -> list[str]:
         log_path = Path(slurm_log)
         job_log = log_path.read_text() if log_path.is_file() else ""
         threads = max([1] + [int(n) for n in THREADS.findall(job_log)])
+        members = MEMBER.findall(job_log)
+        runtime = sum(int(m[1]) for _, block in members if (m := RUNTIME.search(block)))
         line = (
             f"  SLURM job {jobid}: {info.get('JobState')} exit={info.get('ExitCode')} "
             f"cpus={info.get('NumCPUs')} (threads {threads}) mem={info.get('MinMemoryNode')} "
-            f"time_limit={info.get('TimeLimit')} {info.get('StartTime')} -> {info.get('EndTime')} "
+            f"time_limit={info.get('TimeLimit')} (members {len(members)}, runtimes {runtime} min) "
+            f"{info.get('StartTime')} -> {info.get('EndTime')} "
             f"{info.get('Comment', '')}"
         )
         print(line)
@@ -65,6 +87,13 @@ def check_jobs(args) -> list[str]:
         if info.get("NumCPUs") != str(threads):
             failures.append(
                 f"job {jobid}: SLURM gave {info.get('NumCPUs')} CPUs for {threads} threads"
+            )
+        if not members:
+            failures.append(f"job {jobid}: no rule job in its log")
+        elif _minutes(info.get("TimeLimit", "0:0:0")) < runtime:
+            failures.append(
+                f"job {jobid}: time limit {info.get('TimeLimit')} < the {runtime} min its "
+                f"{len(members)} rule jobs ask for, which run one after another"
             )
         if "srun -n1" not in job_log:
             failures.append(f"job {jobid}: the rule did not run as an srun step inside the job")

@@ -13,7 +13,9 @@
 #   4. runs TARGETS with `--cores N` in one temporary copy of the workflow, and through
 #      `--executor slurm --workflow-profile profiles/slurm` in another;
 #   5. checks that every rule ran as a SLURM job (sbatch job ids in the Snakemake log, SLURM logs,
-#      scontrol: COMPLETED, exit 0, CPUs = threads, GRAPHDR_DATA_MIRROR in the job environment,
+#      scontrol: COMPLETED, exit 0, CPUs = the threads of its largest rule job and a time limit of at
+#      least its rule jobs' runtimes summed (a group job runs them one after another),
+#      GRAPHDR_DATA_MIRROR in the job environment,
 #      fit/evaluate bundled into one group job) and that the outputs equal the local run's;
 #   6. optionally (GRAPHDR_SLURM_ALLOC_CHECK=1, default) runs Snakemake itself inside a SLURM job
 #      to check that submitting from inside an allocation works.
