@@ -6,6 +6,8 @@
   on small random problems.
 * The diagonal convention of the expected kernel (``NGEU(diagonal="mean_embedding")``:
   ``<mu_i, mu_i>`` instead of ``E k(x, x)``), against closed forms and Monte Carlo.
+* The uncertainty settings (another scheme: supervised, per-feature; test points as Gaussians):
+  what the selection job hands the estimator, against a fit written out by hand.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.linalg
+from scipy.spatial.distance import cdist
+from sklearn.neighbors import KNeighborsClassifier
 
 from graphdr.expected_kernels import mean_embedding_norms
 from graphdr.methods.graph_embedding import KDA_GE, solve_graph_embedding
 from graphdr.methods.uncertain import KDA_NGEU, KMFA_NGEU
+from graphdr.pipeline.papers import ngeu, ngeu_report
 
 
 def _psd(rng, n, rank):
@@ -157,3 +162,90 @@ def test_mean_embedding_diagonal_makes_linear_ngeu_linear_ge():
     assert np.abs(gap).max() > 1e-3
     with pytest.raises(ValueError, match="diagonal must be one of"):
         KDA_NGEU(diagonal="two").fit(X, y)
+
+
+# ---- the uncertainty settings ------------------------------------------------------------------
+
+
+def _classes(n_per_class=12, n_classes=3, d=5, seed=0):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(n_classes), n_per_class)
+    X = (
+        rng.normal(size=(y.size, d)) * rng.uniform(0.3, 2.0, d)
+        + 2.5 * rng.normal(size=(n_classes, d))[y]
+    )
+    return X, y
+
+
+def test_per_feature_scheme_reaches_the_estimator_as_written_by_hand():
+    """``uncertainty: nn_diagonal``: each grid point's NGEU gets ``beta^2 (x_i - x_n(i))^2``
+    per feature (neighbour by brute force); its scores equal that fit's, and differ from the
+    isotropic scheme's fit at the same point."""
+    X, y = _classes()
+    (fold,) = ngeu.split_indices(y, {"kind": "stratified", "train": 21, "val": 6, "test": 9})
+    tr, te = fold["train"], fold["test"]
+    D = cdist(X[tr], X[tr])
+    np.fill_diagonal(D, np.inf)
+    by_hand = (X[tr] - X[tr][np.argmin(D, axis=1)]) ** 2
+    np.testing.assert_allclose(ngeu.nn_sq_differences(X[tr]), by_hand, rtol=1e-12)
+    grid = {"kernels": ["rbf"], "gamma_scale": [1.0], "beta": [0.3], "dims": [2]}
+    method = {"estimator": "KDA_NGEU", "label": "KDA-NGEU", "uncertainty": "nn_diagonal"}
+    rows, _, _ = ngeu._method_rows("m", method, grid, X, y, [fold], {}, k=1, seed=0)
+    (point,) = ngeu.method_grid(method, grid, X[tr])
+    model = ngeu._estimator(method, point, 2).fit(
+        X[tr], y[tr], sample_variance=0.3**2 * ngeu.nn_sq_differences(X[tr])
+    )
+    assert model.sample_variance_.shape == (tr.size, X.shape[1])
+    clf = KNeighborsClassifier(1).fit(model.transform(X[tr]), y[tr])
+    (row,) = [r for r in rows if r["dim"] == 2]
+    assert row["test_accuracy"] == np.mean(clf.predict(model.transform(X[te])) == y[te])
+    iso = ngeu._estimator(method, point, 2).fit(
+        X[tr], y[tr], sample_variance=0.3**2 * by_hand.sum(axis=1)
+    )
+    assert not np.allclose(np.abs(iso.dual_coef_), np.abs(model.dual_coef_), atol=1e-6)
+
+
+def test_test_time_uncertainty_gives_new_points_the_training_scheme():
+    """``test_uncertainty: estimate``: the training variances stay the given ones; a new point
+    becomes a Gaussian of variance ``(beta d)^2``, ``d`` its distance to the nearest training
+    sample (brute force), instead of a Dirac."""
+    X, y = _classes(seed=1)
+    tr, new = np.arange(0, 36, 2), np.arange(1, 36, 2)
+    method = {
+        "estimator": "KDA_NGEU",
+        "uncertainty": "nn",
+        "params": {"test_uncertainty": "estimate"},
+    }
+    point = {"kernel": "rbf", "gamma": 0.1, "beta": 0.4}
+    given = 0.4**2 * ngeu.estimate_nn_sq_distances(X[tr], y[tr])["nn"]
+    model = ngeu._estimator(method, point, 2).fit(X[tr], y[tr], sample_variance=given)
+    np.testing.assert_array_equal(model.sample_variance_, given)
+    d = cdist(X[new], X[tr]).min(axis=1)
+    np.testing.assert_allclose(
+        model.transform(X[new]),
+        model.transform(X[new], sample_variance=(0.4 * d) ** 2),
+        rtol=1e-10,
+        atol=1e-12,
+    )
+    dirac = ngeu._estimator(method | {"params": {}}, point, 2)
+    dirac = dirac.fit(X[tr], y[tr], sample_variance=given)
+    np.testing.assert_array_equal(dirac.dual_coef_, model.dual_coef_)  # same training problem
+    assert not np.allclose(dirac.transform(X[new]), model.transform(X[new]), atol=1e-6)
+
+
+def test_uncertainty_variants_leave_methods_without_the_setting_on_their_primary_rows():
+    """A scheme variant changes every method with an uncertainty scheme and no GE; a test-time
+    variant changes NGEU only (GEU: a linear map of a Gaussian's mean, unchanged by construction;
+    GE: no such parameter), so those keep their primary rows under it."""
+    supervised = {"method": {"uncertainty": "nn_supervised"}, "methods": ["KDA_NGEU"]}
+    test_time = {"params": {"test_uncertainty": "estimate"}, "methods": ["KDA_NGEU"]}
+    ge = {"estimator": "KDA_GE"}
+    geu = {"estimator": "LDA_GEU", "uncertainty": "nn"}
+    ngeu_nn = {"estimator": "KDA_NGEU", "uncertainty": "nn"}
+    constant = {"estimator": "KDA_NGEU", "uncertainty": "constant"}
+    lacks = ngeu_report._lacks_setting
+    assert lacks(ge, supervised) and lacks(ge, test_time)
+    assert not lacks(geu, supervised) and lacks(geu, test_time)
+    assert not lacks(ngeu_nn, supervised) and not lacks(ngeu_nn, test_time)
+    assert not lacks(constant, supervised)
+    assert not lacks(ngeu_nn, {"method": {"unknown": [1]}})  # an unknown key may change it

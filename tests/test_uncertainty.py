@@ -107,6 +107,36 @@ def test_nn_uncertainty_is_beta_times_distance_squared():
     assert not NearestNeighborUncertainty(beta=0.0).fit(X).sample_variance_.any()
 
 
+def test_diagonal_uncertainty_is_beta_times_the_neighbour_difference_squared():
+    """Per feature: ``beta^2 (x_ik - x_n(i)k)^2`` with the neighbour from a brute-force search
+    (cdist); the row sums are the isotropic variances (same neighbour, same total)."""
+    X, y = awkward()
+    beta = 0.3
+    for supervised in (False, True):
+        iso = NearestNeighborUncertainty(beta=beta, supervised=supervised).fit(X, y)
+        diag = NearestNeighborUncertainty(beta=beta, supervised=supervised, covariance="diagonal")
+        diag.fit(X, y)
+        D = cdist(X, X)
+        D[D == 0.0] = np.inf  # itself and exact copies (duplicates="distinct")
+        if supervised:
+            D[y[:, None] != y[None, :]] = np.inf
+        nearest = np.argmin(D, axis=1)
+        assert diag.sample_variance_.shape == X.shape
+        np.testing.assert_allclose(diag.sample_variance_, (beta * (X - X[nearest])) ** 2)
+        np.testing.assert_allclose(diag.sample_variance_.sum(axis=1), iso.sample_variance_)
+    Q = np.random.default_rng(2).normal(size=(5, 5))
+    to_train = np.argmin(cdist(Q, X), axis=1)
+    np.testing.assert_allclose(
+        diag.sample_variance(Q), (beta * (Q - X[to_train])) ** 2, rtol=1e-12, atol=0
+    )
+    # no admissible neighbour (every sample identical): zero variance, as the isotropic scheme
+    same = NearestNeighborUncertainty(covariance="diagonal").fit(np.ones((4, 3)))
+    np.testing.assert_array_equal(same.sample_variance_, np.zeros((4, 3)))
+    assert make_uncertainty("nn_diagonal", beta=0.2).get_params()["covariance"] == "diagonal"
+    with pytest.raises(ValueError, match="covariance must be one of"):
+        NearestNeighborUncertainty(covariance="full").fit(X)
+
+
 def test_training_set_is_owned():
     X, _ = awkward()
     est = NearestNeighborUncertainty().fit(X)
@@ -175,6 +205,7 @@ def test_parameter_errors():
         NearestNeighborUncertainty(),
         NearestNeighborUncertainty(supervised=True),
         NearestNeighborUncertainty(duplicates="zero"),
+        NearestNeighborUncertainty(covariance="diagonal"),
         ConstantUncertainty(),
     ]
 )

@@ -47,7 +47,8 @@ __all__ = [
     "nearest_neighbor_distances",
 ]
 
-UNCERTAINTY_SCHEMES = ("nn", "nn_supervised", "constant")
+UNCERTAINTY_SCHEMES = ("nn", "nn_supervised", "nn_diagonal", "constant")
+_COVARIANCES = ("isotropic", "diagonal")
 _DUPLICATES = ("distinct", "zero")
 #: bytes of one block of squared distances in the nearest-neighbour search
 _BLOCK_BYTES = 1 << 25
@@ -258,10 +259,13 @@ def nearest_neighbor_distances(
 
 
 class NearestNeighborUncertainty(BaseEstimator):
-    """Isotropic Gaussian uncertainty from nearest-neighbour distances: ``sigma_i = beta * d_i``.
+    """Gaussian uncertainty from nearest-neighbour distances: ``sigma_i = beta * d_i``.
 
-    ``d_i`` is the Euclidean distance from ``x_i`` to its nearest other training sample (or,
-    with ``supervised=True``, of its own class); the variance is ``sigma_i^2 = beta^2 d_i^2``.
+    ``d_i`` is the Euclidean distance from ``x_i`` to its nearest other training sample
+    ``x_n(i)`` (or, with ``supervised=True``, of its own class). Isotropic (default): the
+    variance is ``sigma_i^2 = beta^2 d_i^2``, ``S_i = sigma_i^2 I``. Diagonal: one variance per
+    feature, ``s_ik = beta^2 (x_ik - x_n(i)k)^2`` (the spread along the directions in which the
+    neighbour differs; the row sums are the isotropic variances, ``sum_k s_ik = beta^2 d_i^2``).
 
     Parameters
     ----------
@@ -274,22 +278,30 @@ class NearestNeighborUncertainty(BaseEstimator):
         Nearest sample of the same class (``fit`` then needs ``y``).
     duplicates : {"distinct", "zero"}, default "distinct"
         Skip exact copies (distance to the nearest different sample) or keep them (distance 0).
+    covariance : {"isotropic", "diagonal"}, default "isotropic"
+        ``S_i = beta^2 d_i^2 I`` (variances ``(N,)``), or the per-feature
+        ``diag(beta^2 (x_i - x_n(i))^2)`` (variances ``(N, D)``). A sample with no admissible
+        neighbour (every sample identical) gets zero variance either way.
 
     Attributes
     ----------
-    sample_variance_ : (N,) training variances ``beta^2 d_i^2``.
+    sample_variance_ : (N,) training variances ``beta^2 d_i^2``, or (N, D) when diagonal.
     nn_distances_ : (N,) the distances ``d_i``. nn_indices_ : (N,) the neighbours (-1: none).
     X_fit_ : the training set (for new points).
     """
 
-    def __init__(self, beta=0.1, *, supervised=False, duplicates="distinct"):
+    def __init__(
+        self, beta=0.1, *, supervised=False, duplicates="distinct", covariance="isotropic"
+    ):
         self.beta = beta
         self.supervised = supervised
         self.duplicates = duplicates
+        self.covariance = covariance
 
     def fit(self, X, y=None):
         """Distances of the training samples to their nearest neighbours."""
         beta = _check_nonnegative("beta", self.beta)
+        self._check_covariance()
         X_in = X
         if self.supervised:
             if y is None:
@@ -304,19 +316,37 @@ class NearestNeighborUncertainty(BaseEstimator):
         self.nn_distances_, self.nn_indices_ = nearest_neighbor_distances(
             X, y, duplicates=self.duplicates
         )
-        self.sample_variance_ = (beta * self.nn_distances_) ** 2
+        self.sample_variance_ = self._variances(X, X, self.nn_distances_, self.nn_indices_, beta)
         self.X_fit_ = X.copy() if np.may_share_memory(X, X_in) else X
         return self
 
+    def _check_covariance(self) -> None:
+        if self.covariance not in _COVARIANCES:
+            raise ValueError(
+                f"covariance must be one of {_COVARIANCES}, got {self.covariance!r}: isotropic "
+                "S_i = (beta d_i)^2 I, or diagonal, one variance per feature."
+            )
+
+    def _variances(self, X, reference, distances, indices, beta) -> np.ndarray:
+        """``beta^2 d^2`` (isotropic), or ``beta^2 (x - x_neighbour)^2`` per feature; rows with no
+        neighbour (index -1) get zeros."""
+        if self.covariance == "isotropic":
+            return (beta * distances) ** 2
+        found = indices >= 0
+        diff = np.zeros_like(X)
+        diff[found] = X[found] - reference[indices[found]]
+        return (beta * diff) ** 2
+
     def sample_variance(self, X=None) -> np.ndarray:
-        """Variances ``(beta d)^2``: of the training samples (``X=None``) or of new points, ``d``
-        then being the distance to the nearest training sample (of any class)."""
+        """Variances ``(beta d)^2`` (or per feature, ``covariance="diagonal"``): of the training
+        samples (``X=None``) or of new points, the neighbour then being the nearest training
+        sample (of any class)."""
         check_is_fitted(self)
         if X is None:
             return self.sample_variance_.copy()
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        d, _ = nearest_neighbor_distances(X, reference=self.X_fit_, duplicates=self.duplicates)
-        return (_check_nonnegative("beta", self.beta) * d) ** 2
+        d, idx = nearest_neighbor_distances(X, reference=self.X_fit_, duplicates=self.duplicates)
+        return self._variances(X, self.X_fit_, d, idx, _check_nonnegative("beta", self.beta))
 
     def fit_sample_variance(self, X, y=None) -> np.ndarray:
         """``fit(X, y).sample_variance()``."""
@@ -358,7 +388,8 @@ def make_uncertainty(uncertainty, *, beta=0.1, s0=0.01):
     """The (unfitted) uncertainty estimator named by ``uncertainty``.
 
     ``"nn"`` -> ``NearestNeighborUncertainty(beta)``, ``"nn_supervised"`` -> the same with
-    ``supervised=True``, ``"constant"`` -> ``ConstantUncertainty(s0)``, ``None`` -> None (no
+    ``supervised=True``, ``"nn_diagonal"`` -> the same with ``covariance="diagonal"`` (one
+    variance per feature), ``"constant"`` -> ``ConstantUncertainty(s0)``, ``None`` -> None (no
     uncertainty); an object with ``fit(X, y)`` and ``sample_variance_`` is cloned.
     """
     if uncertainty is None:
@@ -368,6 +399,8 @@ def make_uncertainty(uncertainty, *, beta=0.1, s0=0.01):
             return NearestNeighborUncertainty(beta)
         if uncertainty == "nn_supervised":
             return NearestNeighborUncertainty(beta, supervised=True)
+        if uncertainty == "nn_diagonal":
+            return NearestNeighborUncertainty(beta, covariance="diagonal")
         if uncertainty == "constant":
             return ConstantUncertainty(s0)
         raise ValueError(

@@ -15,7 +15,8 @@ Uncertainties are **variances** ``sigma^2``: ``(N,)`` isotropic or ``(N, D)`` di
 API (the scikit-learn-natural design; document of record: docs/ngeu.md):
 
 * ``uncertainty=`` chooses the scheme — ``"nn"`` (``sigma_i = beta * d_i``, nearest other
-  training sample), ``"nn_supervised"`` (nearest sample of the same class), ``"constant"``
+  training sample), ``"nn_supervised"`` (nearest sample of the same class), ``"nn_diagonal"``
+  (one variance per feature, ``s_ik = beta^2 (x_ik - x_n(i)k)^2``), ``"constant"``
   (``S_i = s0 * I``), an estimator object (e.g. ``NearestNeighborUncertainty(...)``, tunable as
   ``uncertainty__beta``), or ``None`` (no uncertainty: plain GE). ``beta`` and ``s0`` are flat
   parameters, so ``GridSearchCV`` and ``Pipeline`` can tune them directly.
@@ -154,8 +155,9 @@ class GEU(_UncertaintyMixin, GraphEmbedding):
     graph, n_components, k1, k2, mfa_variant, n_neighbors, heat_t, reg, solver, tol :
         as :class:`~graphdr.methods.graph_embedding.GraphEmbedding` (MFA/LPP neighbours are
         searched among the means).
-    uncertainty : {"nn", "nn_supervised", "constant"}, an uncertainty estimator, or None;
-        default "nn" (``sigma_i = beta * d_i``, see :mod:`graphdr.uncertainty`).
+    uncertainty : {"nn", "nn_supervised", "nn_diagonal", "constant"}, an uncertainty estimator,
+        or None; default "nn" (``sigma_i = beta * d_i``; "nn_diagonal": per feature, see
+        :mod:`graphdr.uncertainty`).
     beta : float, default 0.1. Width of the "nn" schemes (standard deviation / neighbour
         distance).
     s0 : float, default 0.01. The variance of the "constant" scheme (``S_i = s0 * I``).

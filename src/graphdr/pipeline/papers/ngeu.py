@@ -328,21 +328,38 @@ def _dimension_grid(method: Mapping, grid: Mapping, n_classes: int) -> list[int]
 
 
 def _variance(method: Mapping, point: Mapping, nn: Mapping, fold: int):
+    """The training variances of one grid point: ``beta^2`` times the fold's squared
+    neighbour distances of the method's scheme (``nn<f>``, ``nn_supervised<f>``: the
+    uncertainty stage's; ``nn_diagonal<f>``: per feature, :func:`nn_sq_differences`), or None
+    (no uncertainty, or the estimator's own constant scheme, ``s0`` being a parameter)."""
     scheme = method.get("uncertainty", "none")
-    if scheme == "none":
+    if scheme in ("none", "constant"):
         return None
-    if scheme == "constant":
-        return None  # the estimator's own constant scheme (s0 is a parameter)
     return point["beta"] ** 2 * nn[f"{scheme}{fold}"]
 
 
+def nn_sq_differences(X: np.ndarray) -> np.ndarray:
+    """``(x_ik - x_n(i)k)^2`` per feature, ``x_n(i)`` the nearest other row of X (the scheme
+    ``nn_diagonal`` at ``beta = 1``; its row sums are the stage's ``nn`` distances)."""
+    from graphdr.uncertainty import NearestNeighborUncertainty
+
+    return NearestNeighborUncertainty(beta=1.0, covariance="diagonal").fit(X).sample_variance_
+
+
 def _estimator(method: Mapping, point: Mapping, n_components: int | None):
+    """The method's estimator at one grid point. GEU / NGEU get their training variances in
+    ``fit`` (:func:`_variance`) or use their own constant scheme; with
+    ``test_uncertainty="estimate"`` (a sensitivity run) NGEU also gets the scheme itself, at
+    the point's ``beta``, to give the new points variances the same way (the explicit training
+    variances still take precedence for the training set)."""
     name = method["estimator"]
     params = {k: v for k, v in point.items() if k not in ("gamma_scale", "beta")}
     scheme = method.get("uncertainty", "none")
     if name.endswith("GEU"):  # GEU / NGEU: variances are given to fit, or the constant scheme
         params["uncertainty"] = "constant" if scheme == "constant" else None
     params |= dict(method.get("params", {}))
+    if params.get("test_uncertainty") == "estimate" and scheme not in ("none", "constant"):
+        params |= {"uncertainty": scheme, "beta": point["beta"]}
     return make_estimator(name, n_components=n_components, **params)
 
 
@@ -455,6 +472,8 @@ def _method_rows(name, method, grid, X, y, folds, nn, k, seed, logger=None):
         if shared and next(iter(shared))[0] != train_key:
             shared = {}  # keep only the current training set's fits
         Xtr, ytr = X[tr], y[tr]
+        if method.get("uncertainty") == "nn_diagonal" and f"nn_diagonal{f}" not in nn:
+            nn = {**nn, f"nn_diagonal{f}": nn_sq_differences(Xtr)}  # (N, D): not in the stage
         y_eval = {p: y[idx] for p, idx in parts.items()}
         fold_rows = []
         kept = {}  # grid point -> what predicts its test samples again (predictions or embedding)

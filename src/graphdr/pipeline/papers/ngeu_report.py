@@ -313,8 +313,14 @@ def _lacks_setting(spec: Mapping, variant: Mapping | None) -> bool:
     if variant is None or spec["estimator"] in RAW_METHODS:
         return False
     scheme = spec.get("uncertainty", "none")
-    grids = {"beta": scheme in ("nn", "nn_supervised"), "s0": scheme == "constant"}
-    if any(grids[k] for k in variant.get("method", {})):
+    # what a variant's method keys change: the nn schemes' beta grid, the constant scheme's s0,
+    # the scheme itself (any method with uncertainty); an unknown key may change anything
+    changes = {
+        "beta": scheme.startswith("nn"),
+        "s0": scheme == "constant",
+        "uncertainty": scheme != "none",
+    }
+    if any(changes.get(k, True) for k in variant.get("method", {})):
         return False
     names = estimator_class(spec["estimator"])._get_param_names()
     return not set(variant.get("params", {})) & set(names)
