@@ -90,8 +90,28 @@ def test_nothing_to_redo_and_a_table_edit_reruns_no_sweep(run):
     finally:
         module.write_text(text)
     jobs = set(re.findall(r"^(?:local)?rule (\w+):", out, flags=re.MULTILINE))
-    assert {"qmi_table", "qmi_summary", "qmi_curves", "qmi_visualise", "judge_claims"} <= jobs
-    assert "qmi_sweep" not in jobs
+    assert {"qmi_table", "qmi_summary", "qmi_curves", "judge_claims"} <= jobs
+    assert not {"qmi_sweep", "qmi_visualise"} & jobs  # the report module fits nothing
+
+
+def test_a_method_edit_reruns_the_fits_not_the_report_code(run):
+    """KQMI's module: the sweeps and the visualisations fit it and re-run for it; the table jobs
+    re-run only because the sweeps' outputs will change, never for the module itself."""
+    repo, env = run["repo"], run["env"]
+    module = repo / "src" / "graphdr" / "methods" / "qmi.py"
+    text = module.read_text()
+    module.write_text(text + "\n# edited by test_workflow_qmi\n")
+    try:
+        out = snakemake(repo, "-n", *TARGETS, env=env).stdout
+    finally:
+        module.write_text(text)
+    reasons = {}
+    for rule, block in re.findall(r"^(?:local)?rule (\w+):\n((?:    .*\n)+)", out, flags=re.M):
+        reasons.setdefault(rule, []).append(re.search(r"reason: (.*)", block)[1])
+    assert {"qmi_sweep", "qmi_visualise", "qmi_table"} <= set(reasons)
+    assert all("methods/qmi.py" in r for r in reasons["qmi_sweep"] + reasons["qmi_visualise"])
+    for rule in ("qmi_table", "qmi_summary", "qmi_curves"):
+        assert not any("methods/qmi.py" in r for r in reasons.get(rule, [])), reasons[rule]
 
 
 def test_a_claim_edit_reruns_only_the_ledger_jobs(run):

@@ -166,7 +166,7 @@ rule qmi_visualise:
     LOO 1-NN error of each held-out projection over several stratified halves."""
     input:
         prepared=rules.prepare_dataset.output.prepared,
-        code=code("graphdr.pipeline.papers.qmi"),
+        code=code("graphdr.pipeline.papers.qmi_visualise"),
     output:
         kernel_pdf=figures("qmi/{dataset}_kernel.pdf"),
         kernel_png=reported(figures("qmi/{dataset}_kernel.png"), "qmi", "Figures"),

@@ -13,13 +13,13 @@ import _bootstrap  # noqa: E402
 _bootstrap.start(globals())  # thread counts before numpy loads; this checkout's src/ first
 
 from graphdr.pipeline import runtime  # noqa: E402
-from graphdr.pipeline.papers import qmi  # noqa: E402
+from graphdr.pipeline.papers import qmi_visualise  # noqa: E402
 
 if "snakemake" not in globals():
     snakemake = runtime.mock_snakemake("qmi_visualise", dataset="qmi_swiss_roll")
 
 with runtime.job(snakemake):
-    qmi.visualise(
+    qmi_visualise.visualise(
         snakemake.input.prepared,
         snakemake.params.protocol,
         title=snakemake.params.title,

@@ -8,7 +8,9 @@
   fold-averaged error, with that dimension; last row: wins per method within its group),
   Table I (datasets), the sweep's timing summary, the error-vs-dimension figure (faces) and the
   verdict of each claim of the paper (``config/references/qmi_claims.csv``);
-* :func:`visualise` — 2-D projections of every sample by the kernel and the linear methods.
+* Figures 1-4 (2-D projections) are :mod:`~graphdr.pipeline.papers.qmi_visualise`'s: it fits
+  the methods, which this module (tables, figures and claims of computed runs) never imports,
+  so the report jobs do not depend on the estimators' code.
 
 The paper's table bodies (Tables I-V, VII-VIII) are lost in the text we have: only the claims
 made about them can be checked (see ``paper_figures/qmi/NOTES.md``).
@@ -23,7 +25,6 @@ import numpy as np
 import pandas as pd
 
 from graphdr import reporting
-from graphdr.datasets.prepared import load_npz
 from graphdr.pipeline import io
 from graphdr.pipeline.papers import qmi_protocol as qp
 from graphdr.pipeline.papers.qmi_protocol import DEFAULTS, protocol
@@ -37,7 +38,6 @@ __all__ = [
     "classifier_table",
     "plot_curves",
     "study_summary",
-    "visualise",
     "wins",
 ]
 
@@ -380,110 +380,3 @@ def plot_curves(runs, cfg: Mapping, classifier: str, stem) -> None:
             ax.set_ylabel(f"{CLASSIFIER_NAMES[classifier]} error (%)")
         axes[-1].legend(fontsize=6, ncol=2)
         reporting.save_figure(fig, stem)
-
-
-def _visual_estimators(n_classes: int, cfg: Mapping) -> dict:
-    from graphdr.methods import CKFD, GDA, KLPP_GE, KPCA_GE, KQMI, LDA_GE, LPP_GE, LQMI, PCA_GE
-
-    g, tol = cfg["gamma"], cfg["kernel_tol"]
-    k = cfg["lpp_neighbors"]
-    graph = {"mutual": cfg["lpp_mutual"], "connect": cfg["lpp_connect"]}
-    return {
-        "kernel": {
-            "KQMI": KQMI(2, gamma=g, tol=tol, unit_covariance=True),
-            "KLPP": KLPP_GE(2, gamma=g, tol=tol, n_neighbors=k, **graph),
-            "GDA": GDA(2, gamma=g, rtol=tol),
-            "CKFD": CKFD(2, gamma=g, tol=tol, theta=cfg["ckfd_theta"]),
-            "KPCA": KPCA_GE(2, gamma=g, tol=tol),
-        },
-        "linear": {
-            "LQMI": LQMI(2),
-            "LDA": LDA_GE(2),
-            "PCA": PCA_GE(2),
-            "LPP (supervised)": LPP_GE(2, n_neighbors=k, **graph),
-            "LPP": LPP_GE(2, n_neighbors=k, supervised=False, mutual=cfg["lpp_mutual"]),
-        },
-    }
-
-
-#: method names of the 2-D scores (the results frame) for the figure labels
-VISUAL_NAMES = {"LPP (supervised)": "LPP", "LPP": "LPP_unsup"}
-#: held-out halves scored per visualisation dataset (split 0 is the one drawn)
-VISUAL_SPLITS = 10
-
-
-def loo_1nn_error(Z: np.ndarray, y: np.ndarray) -> float:
-    """Leave-one-out 1-NN error of the points ``Z`` among themselves (ties: the lower index): the
-    class separability of a 2-D projection, one number per projection."""
-    d2 = ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(axis=-1)
-    np.fill_diagonal(d2, np.inf)
-    return float(np.mean(y[np.argmin(d2, axis=1)] != y))
-
-
-def visual_splits(y, n_splits: int = VISUAL_SPLITS, seed: int = 0):
-    """Stratified halves (scikit-learn ``StratifiedShuffleSplit``, test size 1/2)."""
-    from sklearn.model_selection import StratifiedShuffleSplit
-
-    sss = StratifiedShuffleSplit(n_splits=n_splits, test_size=0.5, random_state=seed)
-    return list(sss.split(np.zeros(len(y)), y))
-
-
-def visual_projections(X, y, cfg: Mapping, train, test) -> dict:
-    """{group: {label: held-out 2-D projection}}: every method of Figures 1-4 fitted on the
-    training half (features scaled, PCA step of the linear methods, on that half only)."""
-    from graphdr.pipeline.papers import qmi_sweep as qs
-
-    X_tr, X_te = qs.scale_features(X[train], X[test], cfg["preprocessing"])
-    lin_tr, lin_te = X_tr, X_te
-    if cfg.get("linear_pca_variance"):
-        mean, basis = qs.pca_variance_basis(X_tr, cfg["linear_pca_variance"])
-        lin_tr, lin_te = (X_tr - mean) @ basis, (X_te - mean) @ basis
-    out = {}
-    for group, ests in _visual_estimators(np.unique(y).size, cfg).items():
-        a, b = (X_tr, X_te) if group == "kernel" else (lin_tr, lin_te)
-        out[group] = {name: est.fit(a, y[train]).transform(b) for name, est in ests.items()}
-    return out
-
-
-def visualise(prepared, cfg: Mapping, *, title: str, kernel_stem, linear_stem, scores=None):
-    """Figures 1-4, on held-out points: each method fitted on a stratified half and the other
-    half projected to 2-D (split 0 drawn), and the LOO 1-NN error of the held-out projection on
-    :data:`VISUAL_SPLITS` halves (``scores``: CSV ``dataset, method, split, loo_1nn_error``).
-
-    Held out because on its own training points a near-full-rank kernel method collapses each
-    class to a point by interpolation (KQMI, GDA): the paper's figures show training points."""
-    from graphdr.plotting import embedding_legend, plot_embedding
-
-    ds = load_npz(prepared)
-    cfg = protocol(cfg)
-    rows, drawn = [], None
-    for split, (train, test) in enumerate(visual_splits(ds.y)):
-        proj = visual_projections(ds.X, ds.y, cfg, train, test)
-        if split == 0:
-            drawn = (proj, ds.y[test])
-        for group in proj.values():
-            for name, Z in group.items():
-                err = loo_1nn_error(Z, ds.y[test])
-                rows.append((ds.name, VISUAL_NAMES.get(name, name), split, 100.0 * err))
-    frame = pd.DataFrame(rows, columns=["dataset", "method", "split", "loo_1nn_error"])
-    if scores is not None:
-        io.write_csv(frame, scores)
-    first = frame[frame["split"] == 0].set_index("method")["loo_1nn_error"]
-    proj, y_test = drawn
-    for group, stem in (("kernel", kernel_stem), ("linear", linear_stem)):
-        ests = proj[group]
-        nrows, ncols = reporting.panel_grid(len(ests))
-        with reporting.figure_style(**{"figure.figsize": (2.2 * ncols + 0.4, 2.2 * nrows + 0.5)}):
-            fig = reporting.new_figure()
-            axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-            for ax, (name, Z) in zip(axes, ests.items(), strict=False):
-                err = first[VISUAL_NAMES.get(name, name)]
-                plot_embedding(Z, y_test, ax, s=3, legend=False, title=f"{name}: {err:.1f} %")
-            for ax in axes[len(ests) :]:
-                ax.set_axis_off()
-            embedding_legend(axes[0], figure=fig)
-            fig.suptitle(
-                f"{title}: held-out half in 2-D, {group} methods (LOO 1-NN error)", fontsize=8
-            )
-            reporting.save_figure(fig, stem)
-    return frame
