@@ -384,7 +384,10 @@ def test_loo_1nn_error_matches_scikit_learn_leave_one_out():
     ref = 1 - cross_val_score(KNeighborsClassifier(1), Z, y, cv=LeaveOneOut()).mean()
     assert qmi_visualise.loo_1nn_error(Z, y) == pytest.approx(ref)
     assert (
-        qmi_visualise.loo_1nn_error(np.repeat([[0.0, 0.0], [9.0, 9.0]], 5, axis=0), np.repeat([0, 1], 5)) == 0
+        qmi_visualise.loo_1nn_error(
+            np.repeat([[0.0, 0.0], [9.0, 9.0]], 5, axis=0), np.repeat([0, 1], 5)
+        )
+        == 0
     )
 
 
