@@ -78,17 +78,22 @@ def test_quick_targets_and_their_outputs(run):
     assert {"scale_unit_variance"} <= set(frame["variant"])  # a sensitivity study as a variant
 
 
+def _dry_run_after_editing(module, repo, env) -> str:
+    """The dry run's output with a comment appended to ``module`` (restored afterwards)."""
+    text = module.read_text()
+    module.write_text(text + "\n# edited by test_workflow_qmi\n")
+    try:
+        return snakemake(repo, "-n", *TARGETS, env=env).stdout
+    finally:
+        module.write_text(text)
+
+
 def test_nothing_to_redo_and_a_table_edit_reruns_no_sweep(run):
     repo, env = run["repo"], run["env"]
     out = snakemake(repo, "-n", *TARGETS, env=env).stdout
     assert "Nothing to be done" in out
     module = repo / "src" / "graphdr" / "pipeline" / "papers" / "qmi.py"
-    text = module.read_text()
-    module.write_text(text + "\n# edited by test_workflow_qmi\n")
-    try:
-        out = snakemake(repo, "-n", *TARGETS, env=env).stdout
-    finally:
-        module.write_text(text)
+    out = _dry_run_after_editing(module, repo, env)
     jobs = set(re.findall(r"^(?:local)?rule (\w+):", out, flags=re.MULTILINE))
     assert {"qmi_table", "qmi_summary", "qmi_curves", "judge_claims"} <= jobs
     assert not {"qmi_sweep", "qmi_visualise"} & jobs  # the report module fits nothing
@@ -99,12 +104,7 @@ def test_a_method_edit_reruns_the_fits_not_the_report_code(run):
     re-run only because the sweeps' outputs will change, never for the module itself."""
     repo, env = run["repo"], run["env"]
     module = repo / "src" / "graphdr" / "methods" / "qmi.py"
-    text = module.read_text()
-    module.write_text(text + "\n# edited by test_workflow_qmi\n")
-    try:
-        out = snakemake(repo, "-n", *TARGETS, env=env).stdout
-    finally:
-        module.write_text(text)
+    out = _dry_run_after_editing(module, repo, env)
     reasons = {}
     for rule, block in re.findall(r"^(?:local)?rule (\w+):\n((?:    .*\n)+)", out, flags=re.M):
         reasons.setdefault(rule, []).append(re.search(r"reason: (.*)", block)[1])
