@@ -97,7 +97,8 @@ def data_span(Xc: np.ndarray, tol: float = DEFAULT_TOL) -> tuple[np.ndarray, np.
     """
     n, d = Xc.shape
     tall = n >= d
-    s2, E = scipy.linalg.eigh(Xc.T @ Xc if tall else Xc @ Xc.T, check_finite=False)
+    gram = Xc.T @ Xc if tall else Xc @ Xc.T
+    s2, E = scipy.linalg.eigh(gram, overwrite_a=True, check_finite=False, driver="evd")
     s2, E = s2[::-1], E[:, ::-1]
     top = s2[0] if s2.size else 0.0
     r = int(np.count_nonzero(s2 > tol * top)) if top > 0 else 0
@@ -133,7 +134,9 @@ def kernel_feature_map(Kc: np.ndarray, tol: float = DEFAULT_KERNEL_TOL, n_leadin
         )
     else:
         n_leading = None
-        s, U = scipy.linalg.eigh(Kc, overwrite_a=True, check_finite=False)
+        # syevd (divide and conquer): 1.19 s against syevr's 1.51 s at N = 2000 on one core
+        # (2026-11-25; KMFA-NGEU's grid is a third of this call); 2 N^2 workspace
+        s, U = scipy.linalg.eigh(Kc, overwrite_a=True, check_finite=False, driver="evd")
     s, U = s[::-1], U[:, ::-1]
     top = s[0] if s.size else 0.0
     if top <= 0:
