@@ -22,6 +22,7 @@ rule optimizer_run:
     wildcard_constraints:
         study=_alternatives(STUDIES),
         optimizer=_alternatives({o for s in STUDIES.values() for o in s["optimizers"]}),
+    priority: job_priority("optimizer_run")
     conda:
         "../../envs/compute.yaml"
     threads: dee_study_threads
