@@ -460,3 +460,47 @@ def test_kernel_health_similarity_matches_its_definition(case):
         S = K[np.ix_(rows, rows)].astype(np.float64)
         share = (np.trace(S) - S.sum() / rows.size) / np.trace(S)
         assert found.centred_share == pytest.approx(max(share, 0.0), rel=1e-9, abs=1e-15)
+
+
+def test_reuse_kernels_returns_the_same_matrix_as_fresh_copies():
+    from graphdr.expected_kernels import expected_kernel
+    from graphdr.kernels import reuse_kernels
+
+    rng = np.random.default_rng(0)
+    X, Y, v = rng.normal(size=(30, 4)), rng.normal(size=(7, 4)), rng.uniform(0, 0.1, 30)
+    fresh = pairwise_kernel(X, Y, kernel="rbf", gamma=0.3)
+    fresh_expected = expected_kernel(X, x_variance=v, kernel="rbf", gamma=0.3)
+    with reuse_kernels() as store:
+        first = pairwise_kernel(X, Y, kernel="rbf", gamma=0.3)
+        first[:] = -1.0  # the caller's to overwrite: the stored matrix must not change
+        again = pairwise_kernel(X.copy(), Y.copy(), kernel="rbf", gamma=0.3)  # same content
+        other = pairwise_kernel(X, Y, kernel="rbf", gamma=0.31)
+        e1 = expected_kernel(X, x_variance=v, kernel="rbf", gamma=0.3)
+        e2 = expected_kernel(X, x_variance=v, kernel="rbf", gamma=0.3)
+        v2 = v.copy()
+        v2[0] += 1e-3
+        e3 = expected_kernel(X, x_variance=v2, kernel="rbf", gamma=0.3)
+        # the Dirac case delegates to pairwise_kernel: stored once, under expected_kernel
+        d1 = expected_kernel(X, Y, kernel="rbf", gamma=0.3)
+        assert (store.hits, store.misses) == (2, 5)
+        assert len(store.entries) == 5  # the inner pairwise_kernel call kept no copy
+    np.testing.assert_array_equal(again, fresh)
+    np.testing.assert_array_equal(e1, fresh_expected)
+    np.testing.assert_array_equal(e2, fresh_expected)
+    np.testing.assert_array_equal(d1, fresh)
+    assert not np.array_equal(other, fresh) and not np.array_equal(e3, fresh_expected)
+    assert e1 is not e2
+    # outside the block nothing is kept
+    assert pairwise_kernel(X, Y, kernel="rbf", gamma=0.3) is not again
+
+
+def test_reuse_kernels_forgets_the_least_recently_used_beyond_its_bound():
+    from graphdr.kernels import reuse_kernels
+
+    X = np.random.default_rng(1).normal(size=(20, 3))
+    size = 20 * 20 * 8
+    with reuse_kernels(max_bytes=2 * size) as store:
+        for g in (0.1, 0.2, 0.1, 0.3, 0.2, 0.1):  # 0.2 evicted by 0.3 after 0.1 was used again
+            pairwise_kernel(X, kernel="rbf", gamma=g)
+        assert store.nbytes <= 2 * size
+        assert (store.hits, store.misses) == (1, 5)

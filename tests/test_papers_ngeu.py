@@ -664,3 +664,67 @@ def test_paired_tests_give_mcnemar_per_split_and_wilcoxon_over_splits(tmp_path):
     (over,) = out[out["test"] == "Wilcoxon over splits"].to_dict("records")
     assert over["p_value"] == pytest.approx(wilcoxon(acc["a"], acc["b"]).pvalue)
     assert over["gain"] == pytest.approx((acc["a"] - acc["b"]).mean())
+
+
+def test_select_task_shares_kernels_across_methods_and_changes_no_number(tmp_path):
+    """The task runs fold by fold with the fold's kernel matrices shared between methods
+    (graphdr.kernels.reuse_kernels); every score, per-sample row and cost must equal running
+    each method alone, and the shared matrices must actually be reused."""
+    from graphdr.datasets.prepared import Dataset, save_npz
+
+    X, y = _blobs(n_per_class=15, n_classes=3, d=5, seed=3)
+    prepared, splits, unc = tmp_path / "p.npz", tmp_path / "s.npz", tmp_path / "u.npz"
+    save_npz(Dataset("blobs", X, y, ["a", "b", "c"]), prepared)
+    spec = {"kind": "stratified", "train": 24, "val": 9, "test": 9, "seed": 0, "draws": 2}
+    ngeu.make_splits(prepared, spec, splits)
+    ngeu.estimate_uncertainty(prepared, splits, unc)
+    grid = {"kernels": ["linear", "rbf"], "gamma_scale": [1.0], "coef0": 1.0, "beta": [0.1],
+            "s0": [0.01], "dims": [1, 2]}  # fmt: skip
+    methods = {
+        "KDA_GE": {"estimator": "KDA_GE"},
+        "KMFA_GE": {"estimator": "KMFA_GE", "params": {"k1": 3, "k2": 5}},
+        "KPCA_GE": {"estimator": "KPCA_GE"},
+        "KDA_NGEU": {"estimator": "KDA_NGEU", "uncertainty": "nn"},
+        "KMFA_NGEU": {"estimator": "KMFA_NGEU", "uncertainty": "nn", "params": {"k1": 3, "k2": 5}},
+        "KPCA_NGEU": {"estimator": "KPCA_NGEU", "uncertainty": "nn"},
+    }
+    paths = [tmp_path / n for n in ("scores.csv", "cost.json", "samples.csv")]
+
+    class Log:
+        lines = []
+
+        def info(self, message, *args):
+            self.lines.append(message % args)
+
+    log = Log()
+    scores = ngeu.select_task(prepared, splits, unc, methods, grid, *paths, logger=log)
+    reused = [line for line in log.lines if "kernel matrices reused" in line]
+    assert len(reused) == 2  # one line per fold
+    # every matrix of a fold (per kernel setting and family: training, training rows against
+    # the fit, validation, test) is asked for by the 3 methods of its family (GE, NGEU): one
+    # computation, two reuses
+    for line in reused:
+        hits, misses = int(line.split()[2]), int(line.split()[6])
+        assert misses >= 2 * 2 * 4 and hits == 2 * misses, line
+
+    data = ngeu.load_npz(prepared)
+    folds, nn = ngeu._folds(ngeu.io.read_npz(splits)), ngeu.io.read_npz(unc)
+    alone, samples, costs = [], [], {}
+    for name, method in methods.items():  # each method alone, nothing shared
+        rows, s, costs[name] = ngeu._method_rows(
+            name, method, grid, data.X, data.y, folds, nn, 1, 0
+        )
+        alone.append(pd.DataFrame(rows).assign(method=name))
+        samples += s
+    alone = pd.concat(alone, ignore_index=True)[scores.columns]
+    pd.testing.assert_frame_equal(scores, alone)
+    pd.testing.assert_frame_equal(
+        pd.read_csv(paths[2]), pd.concat(samples, ignore_index=True), check_dtype=False
+    )
+    assert json.loads(paths[1].read_text()) == costs
+    # and fold by fold without the store: the same frames
+    frames, _, no_reuse_costs = ngeu.run_methods(
+        methods, grid, data.X, data.y, folds, nn, reuse=False
+    )
+    pd.testing.assert_frame_equal(pd.concat(frames, ignore_index=True)[scores.columns], scores)
+    assert no_reuse_costs == costs

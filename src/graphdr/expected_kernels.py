@@ -48,6 +48,7 @@ from graphdr.kernels import (
     gram_and_norms,
     pairwise_kernel,
     recentre_for_distances,
+    reusable,
     threads_for,
 )
 from graphdr.uncertainty import check_sample_variance
@@ -298,6 +299,7 @@ def _linear_diagonal_term(v: np.ndarray, d: int) -> np.ndarray:
     return d * v if v.ndim == 1 else v.sum(axis=1)
 
 
+@reusable
 def expected_kernel(
     X,
     Y=None,

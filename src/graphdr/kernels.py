@@ -13,8 +13,12 @@ about 1e-7 relative to ``||a|| ||b||``), float64 input a float64 matrix; ``dtype
 
 from __future__ import annotations
 
+import contextvars
+import functools
+import hashlib
 import numbers
 import warnings
+from collections import OrderedDict
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -171,6 +175,110 @@ def threads_for(n_entries: int):
         yield
     finally:
         numba.set_num_threads(previous)
+
+
+# --------------------------------------------------------------------------------------------
+# reuse of identical kernel matrices (a selection grid's methods share a fold's kernels)
+# --------------------------------------------------------------------------------------------
+
+_REUSE: contextvars.ContextVar[_KernelStore | None] = contextvars.ContextVar(
+    "graphdr_kernel_reuse", default=None
+)
+
+
+class _KernelStore:
+    """Kernel matrices computed inside one :func:`reuse_kernels` block, by request.
+
+    The key of a request is the function, its scalar arguments, and the shape, dtype and a
+    BLAKE2b digest of each array argument (not its identity: estimators copy their training
+    data). Least recently used entries go first once ``max_bytes`` is exceeded.
+    """
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes = int(max_bytes)
+        self.entries: OrderedDict = OrderedDict()
+        self.nbytes = 0
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, key):
+        value = self.entries.get(key)
+        if value is not None:
+            self.entries.move_to_end(key)
+            self.hits += 1
+        return value
+
+    def put(self, key, value: np.ndarray) -> None:
+        self.misses += 1
+        if value.nbytes > self.max_bytes:
+            return
+        self.entries[key] = value
+        self.nbytes += value.nbytes
+        while self.nbytes > self.max_bytes:
+            _, old = self.entries.popitem(last=False)
+            self.nbytes -= old.nbytes
+
+
+def _request_key(name: str, args: tuple, kwargs: dict):
+    def part(value):
+        if value is None or isinstance(value, (str, numbers.Number, np.generic)):
+            return (type(value).__name__, value)
+        a = np.ascontiguousarray(value)
+        digest = hashlib.blake2b(a.view(np.uint8).reshape(-1), digest_size=16).hexdigest()
+        return ("array", a.shape, a.dtype.str, digest)
+
+    return (
+        name,
+        tuple(part(v) for v in args),
+        tuple((k, part(v)) for k, v in sorted(kwargs.items())),
+    )
+
+
+@contextmanager
+def reuse_kernels(max_bytes: int = 4 << 30):
+    """Inside the block, a kernel matrix asked for again with the same inputs is not
+    recomputed: :func:`pairwise_kernel` and :func:`graphdr.expected_kernels.expected_kernel`
+    return a copy of the first result (bit for bit the same matrix; the copy is the caller's to
+    overwrite, as estimators do when they centre it). Yields the store (``hits``, ``misses``,
+    ``nbytes``).
+
+    For selection grids whose methods share kernels: the KDA, MFA and PCA graphs of paper 004
+    at one fold and kernel setting use the same training and test matrices (measured on its
+    MNIST grid: the kernel matrices are a sixth of the work). ``max_bytes`` (default 4 GiB)
+    bounds what the block keeps; the least recently used matrices go first. Our own cache, not
+    :func:`functools.lru_cache`: the key is the arrays' content (estimators copy their
+    training data), and the results must come out as fresh copies.
+    """
+    store = _KernelStore(max_bytes)
+    token = _REUSE.set(store)
+    try:
+        yield store
+    finally:
+        _REUSE.reset(token)
+
+
+def reusable(function):
+    """Decorator: ``function`` (a pure function of its arguments returning a new array) takes
+    part in :func:`reuse_kernels`. A call inside another reusable call is not stored twice."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        store = _REUSE.get()
+        if store is None or kwargs.get("kernel") == "precomputed":  # nothing to compute
+            return function(*args, **kwargs)
+        key = _request_key(function.__qualname__, args, kwargs)
+        cached = store.get(key)
+        if cached is not None:
+            return cached.copy()
+        token = _REUSE.set(None)  # inner reusable calls (the Dirac case) are not stored again
+        try:
+            value = function(*args, **kwargs)
+        finally:
+            _REUSE.reset(token)
+        store.put(key, value.copy())
+        return value
+
+    return wrapper
 
 
 # --------------------------------------------------------------------------------------------
@@ -408,6 +516,7 @@ def squared_distances(X, Y=None) -> np.ndarray:
     return G
 
 
+@reusable
 def pairwise_kernel(
     X, Y=None, *, kernel="rbf", gamma=None, degree=2, coef0=1.0, dtype=None
 ) -> np.ndarray:

@@ -34,11 +34,13 @@ from graphdr.datasets.prepared import load_npz
 from graphdr.evaluation.classifiers import make_classifier
 from graphdr.evaluation.metrics import accuracy
 from graphdr.evaluation.selection import score_dimensions
+from graphdr.kernels import reuse_kernels
 from graphdr.methods.registry import make_estimator
 from graphdr.pipeline import io
 
 __all__ = [
     "RAW_METHODS",
+    "run_methods",
     "count_eigendecompositions",
     "estimate_nn_sq_distances",
     "estimate_uncertainty",
@@ -59,6 +61,10 @@ RAW_METHODS = ("knn", "svm", "tree")
 #: the selection of every method ("primary", the paper's), and of the kernel methods with the
 #: kernel fixed ("kernel=<name>": the kernel sensitivity of the gain claims)
 PRIMARY = "primary"
+#: what one fold keeps of its kernel matrices for the methods that share them (least recently
+#: used first out): MNIST's 25 kernel settings x (training, training rows against the fit,
+#: validation, test) are 2.4 GB; the ngeu_select resource counts this bound in (config)
+KERNEL_REUSE_BYTES = 2 << 30
 #: a sensitivity copy of a method is named ``<method>@<variant>`` (``KDA_GE@solver=positive``;
 #: workflow/rules/common_ngeu.smk, ``ngeu_expand_variants``)
 VARIANT_SEP = "@"
@@ -457,21 +463,30 @@ def _raw_classifier(name: str, point: Mapping, k: int, seed: int):
     return make_classifier("tree", random_state=seed)
 
 
-def _method_rows(name, method, grid, X, y, folds, nn, k, seed, logger=None):
-    """Every (fold, grid point, dimension) of one method, with its validation and test
-    accuracy; the per-sample test correctness of the selected models (:func:`_selections`);
-    and the method's cost counters."""
-    rows, samples = [], []
-    cost = {"fits": 0, "eigendecompositions": 0, "grid_cells": 0}
-    n_classes = int(np.unique(y).size)
-    estimator = method["estimator"]
-    shared = {}  # (training rows, grid point) -> embeddings of a fit an earlier fold made
-    for f, fold in enumerate(folds):
+class _MethodRun:
+    """One method's grid over the folds of a task, one fold at a time (:meth:`fold`): every
+    (fold, grid point, dimension) with its validation and test accuracy, the per-sample test
+    correctness of the selected models (:func:`_selections`), and the method's cost counters.
+    Fits of an earlier fold with the same training rows (a validation re-draw) are reused."""
+
+    def __init__(self, name, method, grid, X, y, nn, k, seed, logger=None):
+        self.name, self.method, self.grid = name, method, grid
+        self.X, self.y, self.nn, self.k, self.seed, self.logger = X, y, nn, k, seed, logger
+        self.rows, self.samples = [], []
+        self.cost = {"fits": 0, "eigendecompositions": 0, "grid_cells": 0}
+        self.n_classes = int(np.unique(y).size)
+        self.shared = {}  # (training rows, grid point) -> embeddings of an earlier fold's fit
+
+    def fold(self, f: int, fold: Mapping) -> None:
+        name, method, grid, X, y, k = self.name, self.method, self.grid, self.X, self.y, self.k
+        cost, estimator = self.cost, method["estimator"]
         tr, parts = fold["train"], {"val": fold["val"], "test": fold["test"]}
         train_key = tr.tobytes()
-        if shared and next(iter(shared))[0] != train_key:
-            shared = {}  # keep only the current training set's fits
+        if self.shared and next(iter(self.shared))[0] != train_key:
+            self.shared = {}  # keep only the current training set's fits
+        shared = self.shared
         Xtr, ytr = X[tr], y[tr]
+        nn = self.nn
         if method.get("uncertainty") == "nn_diagonal" and f"nn_diagonal{f}" not in nn:
             nn = {**nn, f"nn_diagonal{f}": nn_sq_differences(Xtr)}  # (N, D): not in the stage
         y_eval = {p: y[idx] for p, idx in parts.items()}
@@ -480,14 +495,14 @@ def _method_rows(name, method, grid, X, y, folds, nn, k, seed, logger=None):
         for g, point in enumerate(method_grid(method, grid, Xtr)):
             record = {"fold": f, "point": g} | point
             if _family(method) == "raw":
-                clf = _raw_classifier(estimator, point, k, seed).fit(Xtr, ytr)
+                clf = _raw_classifier(estimator, point, k, self.seed).fit(Xtr, ytr)
                 predictions = {p: clf.predict(X[idx]) for p, idx in parts.items()}
                 acc = {f"{p}_accuracy": accuracy(y_eval[p], predictions[p]) for p in parts}
                 fold_rows.append(record | {"dim": X.shape[1]} | acc)
                 kept[g] = predictions["test"]
                 cost["grid_cells"] += 1
                 continue
-            dims = _dimension_grid(method, grid, n_classes)
+            dims = _dimension_grid(method, grid, self.n_classes)
             cost["grid_cells"] += len(dims)
             # nested methods: one fit at the largest dimension serves every smaller one (the
             # leading directions); the others (RSLDA, TRPCA: a d-dimensional optimum is not the
@@ -514,17 +529,50 @@ def _method_rows(name, method, grid, X, y, folds, nn, k, seed, logger=None):
                 for r in nested_scores(Z_train, ytr, Z_eval, y_eval, scored, k):
                     fold_rows.append(record | done | r)
                     kept[g][r["dim"]] = (Z_train, Z_eval["test"])
-                if logger is not None:
-                    logger.info("%s fold %d %s: %d dims", name, f, point, model.n_components_)
+                if self.logger is not None:
+                    self.logger.info("%s fold %d %s: %d dims", name, f, point, model.n_components_)
 
         chosen = _selections(pd.DataFrame(fold_rows).assign(method=name))
         for variant, selected in chosen.items():
             predicted = _predict_selected(kept[int(selected["point"])], selected, ytr, k)
-            samples.append(
+            self.samples.append(
                 _correct(name, f, variant, selected, predicted, parts["test"], y_eval["test"])
             )
-        rows += fold_rows
-    return rows, samples, cost
+        self.rows += fold_rows
+
+
+def _method_rows(name, method, grid, X, y, folds, nn, k, seed, logger=None):
+    """One method alone over ``folds`` (:class:`_MethodRun`): ``(rows, samples, cost)``."""
+    run = _MethodRun(name, method, grid, X, y, nn, k, seed, logger)
+    for f, fold in enumerate(folds):
+        run.fold(f, fold)
+    return run.rows, run.samples, run.cost
+
+
+def run_methods(methods, grid, X, y, folds, nn, *, k=1, seed=0, logger=None, reuse=True):
+    """Every method's grid over the folds (:class:`_MethodRun`), fold by fold: ``(frames,
+    per-sample frames, costs)``, the frames in method order.
+
+    With ``reuse`` (the workflow's setting) each fold runs inside
+    :func:`graphdr.kernels.reuse_kernels`: the methods that ask for the same kernel matrix (KDA,
+    MFA and PCA graphs at one kernel setting and uncertainty width) get it computed once, and
+    the fold's matrices are forgotten with it. The numbers are the same either way (tested).
+    """
+    runs = {
+        name: _MethodRun(name, method, grid, X, y, nn, k, seed, logger)
+        for name, method in methods.items()
+    }
+    for f, fold in enumerate(folds):
+        with reuse_kernels(KERNEL_REUSE_BYTES) if reuse else contextlib.nullcontext() as store:
+            for run in runs.values():
+                run.fold(f, fold)
+        if logger is not None and store is not None:
+            logger.info(
+                "fold %d: %d kernel matrices reused, %d computed", f, store.hits, store.misses
+            )
+    frames = [pd.DataFrame(run.rows).assign(method=name) for name, run in runs.items()]
+    per_sample = [frame for run in runs.values() for frame in run.samples]
+    return frames, per_sample, {name: run.cost for name, run in runs.items()}
 
 
 def select_task(
@@ -548,13 +596,9 @@ def select_task(
     dataset, correct = 0/1; variant ``primary`` or ``kernel=<name>``)."""
     data = load_npz(prepared)
     folds, nn = _folds(io.read_npz(splits)), io.read_npz(uncertainty)
-    frames, per_sample, costs = [], [], {}
-    for name, method in methods.items():
-        rows, samples, costs[name] = _method_rows(
-            name, method, grid, data.X, data.y, folds, nn, k, seed, logger
-        )
-        frames.append(pd.DataFrame(rows).assign(method=name))
-        per_sample += samples
+    frames, per_sample, costs = run_methods(
+        methods, grid, data.X, data.y, folds, nn, k=k, seed=seed, logger=logger
+    )
     scores = pd.concat(frames, ignore_index=True)
     first = ["method", "fold", "point", "dim"]
     scores = scores[first + [c for c in scores.columns if c not in first]]
