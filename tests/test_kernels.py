@@ -484,6 +484,14 @@ def test_reuse_kernels_returns_the_same_matrix_as_fresh_copies():
         d1 = expected_kernel(X, Y, kernel="rbf", gamma=0.3)
         assert (store.hits, store.misses) == (2, 5)
         assert len(store.entries) == 5  # the inner pairwise_kernel call kept no copy
+        # a dtype argument is part of the key; an argument it cannot key is computed, not kept
+        f32 = pairwise_kernel(X, Y, kernel="rbf", gamma=0.3, dtype=np.float32)
+        assert f32.dtype == np.float32 and (store.hits, store.misses) == (2, 6)
+        again32 = pairwise_kernel(X, Y, kernel="rbf", gamma=0.3, dtype=np.float32)
+        assert again32.dtype == np.float32 and (store.hits, store.misses) == (3, 6)
+        odd = pairwise_kernel(X.astype(object), Y, kernel="rbf", gamma=0.3, dtype=np.float64)
+        np.testing.assert_array_equal(odd, fresh)
+        assert (store.hits, store.misses) == (3, 6)  # not keyed: neither a hit nor stored
     np.testing.assert_array_equal(again, fresh)
     np.testing.assert_array_equal(e1, fresh_expected)
     np.testing.assert_array_equal(e2, fresh_expected)

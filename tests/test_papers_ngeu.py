@@ -687,6 +687,14 @@ def test_select_task_shares_kernels_across_methods_and_changes_no_number(tmp_pat
         "KDA_NGEU": {"estimator": "KDA_NGEU", "uncertainty": "nn"},
         "KMFA_NGEU": {"estimator": "KMFA_NGEU", "uncertainty": "nn", "params": {"k1": 3, "k2": 5}},
         "KPCA_NGEU": {"estimator": "KPCA_NGEU", "uncertainty": "nn"},
+        # a kernel method of another family (its own kernel code, a dtype argument)
+        "fastSDA": {
+            "estimator": "FastSDA",
+            "grid": {"n_subclasses": [2]},
+            "nested": False,
+            "dims": [2],
+            "params": {"random_state": 0},
+        },  # fmt: skip
     }
     paths = [tmp_path / n for n in ("scores.csv", "cost.json", "samples.csv")]
 
@@ -705,7 +713,7 @@ def test_select_task_shares_kernels_across_methods_and_changes_no_number(tmp_pat
     # computation, two reuses
     for line in reused:
         hits, misses = int(line.split()[2]), int(line.split()[6])
-        assert misses >= 2 * 2 * 4 and hits == 2 * misses, line
+        assert misses >= 2 * 2 * 4 and hits >= 2 * 2 * 2 * 4, line
 
     data = ngeu.load_npz(prepared)
     folds, nn = ngeu._folds(ngeu.io.read_npz(splits)), ngeu.io.read_npz(unc)

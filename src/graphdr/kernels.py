@@ -219,11 +219,25 @@ class _KernelStore:
             self.nbytes -= old.nbytes
 
 
+class _Unkeyable(Exception):
+    """An argument the store cannot key: the call is computed, not stored."""
+
+
 def _request_key(name: str, args: tuple, kwargs: dict):
+    """The store's key of one call (raises :class:`_Unkeyable` for an argument it cannot key:
+    neither None, a string, a number, a dtype nor a numeric array)."""
+
     def part(value):
         if value is None or isinstance(value, (str, numbers.Number, np.generic)):
             return (type(value).__name__, value)
+        if isinstance(value, (type, np.dtype)):  # dtype=np.float64
+            try:
+                return ("dtype", np.dtype(value).str)
+            except TypeError:
+                raise _Unkeyable from None
         a = np.ascontiguousarray(value)
+        if a.dtype.kind not in "biuf":  # objects, strings: not keyed by content
+            raise _Unkeyable
         digest = hashlib.blake2b(a.view(np.uint8).reshape(-1), digest_size=16).hexdigest()
         return ("array", a.shape, a.dtype.str, digest)
 
@@ -266,7 +280,10 @@ def reusable(function):
         store = _REUSE.get()
         if store is None or kwargs.get("kernel") == "precomputed":  # nothing to compute
             return function(*args, **kwargs)
-        key = _request_key(function.__qualname__, args, kwargs)
+        try:
+            key = _request_key(function.__qualname__, args, kwargs)
+        except _Unkeyable:
+            return function(*args, **kwargs)
         cached = store.get(key)
         if cached is not None:
             return cached.copy()
