@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from graphdr.methods.baselines_dee import DCV, MMPA, min_max_patch_weights
+from graphdr.methods.common_vectors import DCV
+from graphdr.methods.patch_alignment import MMPA, min_max_patch_weights
 
 
 def faces_like(n_per=4, n_classes=5, n_features=40, seed=0):

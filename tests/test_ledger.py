@@ -385,7 +385,7 @@ def _paper_numbers() -> set[str]:
 #: numbers of other publications' algorithms that happen to equal a number of our four papers
 #: (path, token) -> what they are; reviewed by hand, each with its source
 ALGORITHM_CONSTANTS = {
-    ("src/graphdr/methods/baselines_ngeu.py", "1.01"): (
+    ("src/graphdr/methods/sparse_discriminant.py", "1.01"): (
         "RSLDA's penalty growth rho (Wen et al.'s published code), not NGEU Table II's 1.01"
     ),
     ("src/graphdr/optim.py", "1.01"): (

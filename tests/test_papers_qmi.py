@@ -11,7 +11,7 @@ from sklearn.datasets import make_classification
 from sklearn.neighbors import KNeighborsClassifier, NearestCentroid
 
 from graphdr.methods import CKFD, GDA, KLPP_GE, KPCA_GE, KQMI, LPP_GE, LQMI
-from graphdr.methods.baselines_qmi import FusionDistanceClassifier
+from graphdr.methods.kernel_fisher import FusionDistanceClassifier
 from graphdr.pipeline.papers import qmi, qmi_protocol, qmi_visualise
 from graphdr.pipeline.papers import qmi_sweep as qs
 

@@ -15,14 +15,14 @@ from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.preprocessing import KernelCenterer
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from graphdr.methods.baselines_qmi import (
+from graphdr.methods.discriminant import GDA
+from graphdr.methods.graph_embedding import KernelGraphEmbedding
+from graphdr.methods.kernel_fisher import (
     CKFD,
     FusionDistanceClassifier,
     fusion_distances,
     mean_pairwise_distance,
 )
-from graphdr.methods.discriminant import GDA
-from graphdr.methods.graph_embedding import KernelGraphEmbedding
 from graphdr.methods.qmi import (
     KQMI,
     LQMI,

@@ -23,7 +23,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.neighbors import KNeighborsClassifier
 
 from graphdr.methods import LDA_GE, RSLDA
-from graphdr.methods.baselines_ngeu import (
+from graphdr.methods.sparse_discriminant import (
     _procrustes,
     _scatters,
     _soft_threshold,

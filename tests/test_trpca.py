@@ -16,7 +16,7 @@ from sklearn.decomposition import PCA
 from sklearn.exceptions import ConvergenceWarning
 
 from graphdr.methods import TRPCA
-from graphdr.methods.baselines_ngeu import trpca_run
+from graphdr.methods.robust_pca import trpca_run
 
 
 def _angle(A, B) -> float:

@@ -5,9 +5,7 @@ scikit-learn's estimator checks over it (and checks that no estimator class defi
 ``graphdr.methods`` is missing from it), so a new method joins the checks by being added here.
 """
 
-from graphdr.methods.baselines_dee import DCV, MMPA
-from graphdr.methods.baselines_ngeu import RSLDA, TRPCA, FastSDA
-from graphdr.methods.baselines_qmi import CKFD, FusionDistanceClassifier
+from graphdr.methods.common_vectors import DCV
 from graphdr.methods.discriminant import AKDA, GDA, KDA, SRKDA
 from graphdr.methods.elastic import DEE, DSNE, EE
 from graphdr.methods.graph_embedding import (
@@ -22,8 +20,12 @@ from graphdr.methods.graph_embedding import (
     GraphEmbedding,
     KernelGraphEmbedding,
 )
+from graphdr.methods.kernel_fisher import CKFD, FusionDistanceClassifier
+from graphdr.methods.patch_alignment import MMPA
 from graphdr.methods.qmi import KQMI, LQMI
-from graphdr.methods.subclass import AKSDA, GSDA, KSDA
+from graphdr.methods.robust_pca import TRPCA
+from graphdr.methods.sparse_discriminant import RSLDA
+from graphdr.methods.subclass import AKSDA, GSDA, KSDA, FastSDA
 from graphdr.methods.uncertain import (
     GEU,
     KDA_NGEU,
@@ -39,7 +41,7 @@ from graphdr.methods.uncertain import (
 #: Written out literally: this file must stay a pure re-export (graphdr.pipeline.codedeps), so a
 #: workflow fit depends on the module that defines its estimator, not on every method family.
 ALL_ESTIMATORS = [
-    # graph embedding
+    # graph embedding (graph_embedding)
     GraphEmbedding,
     KernelGraphEmbedding,
     PCA_GE,
@@ -50,7 +52,7 @@ ALL_ESTIMATORS = [
     KDA_GE,
     KMFA_GE,
     KLPP_GE,
-    # data uncertainty
+    # data uncertainty (uncertain)
     GEU,
     PCA_GEU,
     LDA_GEU,
@@ -59,15 +61,16 @@ ALL_ESTIMATORS = [
     KPCA_NGEU,
     KDA_NGEU,
     KMFA_NGEU,
-    # baselines of the NGEU paper
+    # baselines of the NGEU paper: subclass discriminant analysis by spectral regression
+    # (subclass), robust sparse LDA (sparse_discriminant), trimmed robust PCA (robust_pca)
     FastSDA,
     RSLDA,
     TRPCA,
-    # quadratic mutual information
+    # quadratic mutual information (qmi); complete kernel Fisher discriminant (kernel_fisher)
     KQMI,
     LQMI,
     CKFD,
-    # kernel discriminant analysis
+    # kernel discriminant analysis (discriminant), kernel subclass discriminant analysis (subclass)
     AKDA,
     AKSDA,
     KDA,
@@ -75,7 +78,8 @@ ALL_ESTIMATORS = [
     SRKDA,
     KSDA,
     GSDA,
-    # elastic embedding
+    # elastic embedding (elastic); discriminative common vectors (common_vectors), min-max
+    # patch alignment (patch_alignment)
     DEE,
     EE,
     DSNE,

@@ -1,4 +1,5 @@
-"""Kernel subclass discriminant analysis: AKSDA (paper 002, Algorithm 2) and baselines KSDA, GSDA.
+"""Kernel subclass discriminant analysis: AKSDA (paper 002, Algorithm 2), baselines KSDA, GSDA
+(paper 002) and FastSDA (paper 004).
 
 Every class is split into subclasses (k-means per class, or the nearest-neighbour ordering of Zhu &
 Martinez); ``H`` is the total number of non-empty subclasses, ``N_u`` their sizes,
@@ -15,6 +16,17 @@ which factorises as ``Phi R_s O_bs R_s^T Phi^T`` with the H x H core matrix (eq.
 H-1 non-zero eigenvalues: 1 (C-1 times, the AKDA directions) and ``1 - P_c`` (``H_c - 1`` times for
 every class c) [derived; checked in the tests]. Shared helpers come from
 :mod:`graphdr.methods.discriminant`; ``reg`` has the meaning documented there.
+
+:class:`FastSDA`, a baseline of paper 004 (NGEU, Table I-II) by another group: Chumachenko,
+Raitoharju, Iosifidis & Gabbouj, "Speed-up and multi-view extensions to subclass discriminant
+analysis", Pattern Recognition 111 (2021) 107660 (arXiv 1905.00794; code
+github.com/katerynaCh/fastSDA): subclass discriminant analysis by spectral regression, the
+eigenvectors of the between-subclass Laplacian written down from the labels instead of computed.
+Implemented from the publication's definitions (facts and formulas; the authors' public MATLAB
+code was read for the conventions the paper leaves open, and is cited where it decides one).
+The paper's equation numbers were not available to us (its full text is not in our corpus; the
+abstract and the authors' code are), so the docstring names the quantities and the steps
+rather than numbers.
 """
 
 from __future__ import annotations
@@ -45,9 +57,10 @@ from graphdr.methods.discriminant import (
     solve_kernel_gep,
 )
 
-__all__ = ["AKSDA", "KSDA", "GSDA", "SubclassPartition", "cached_partitions"]
+__all__ = ["AKSDA", "KSDA", "GSDA", "FastSDA", "SubclassPartition", "cached_partitions"]
 
 CLUSTERINGS = ("kmeans", "nn")
+NORMALIZATIONS = ("orthonormal", "unit")
 _KMEANS_SERIAL_BELOW = 1 << 20  # entries of a class's data block
 
 
@@ -525,3 +538,133 @@ class GSDA(SubclassDiscriminantBase):
         Psi = self._solve(K, X, core_targets(part.labels, part.counts, V), centred=True)
         self._store(Psi, lam)
         return self
+
+
+# --------------------------------------------------------------------------------------------
+# FastSDA
+# --------------------------------------------------------------------------------------------
+
+
+class FastSDA(SubclassDiscriminantBase):
+    """Fast subclass discriminant analysis (Chumachenko et al. 2021), a baseline of paper 004.
+
+    Subclass discriminant analysis (Zhu & Martinez) maximises ``tr((W^T S_t W)^-1 W^T S_bs W)``
+    with the between-subclass scatter ``S_bs = sum_{u, v of different classes} p_u p_v
+    (mu_u - mu_v)(mu_u - mu_v)^T`` and the total scatter ``S_t``. As a graph embedding
+    ``S_bs = Phi L_b Phi^T``; fastSDA's observation is that the eigenvectors of the
+    between-subclass Laplacian ``L_b`` with non-zero eigenvalue are known from the labels: the
+    class indicators orthogonal to ``1`` (C-1 of them) and, for every group of classes of equal
+    size, the subclass indicators of those classes orthogonal to their class indicators. Spectral
+    regression (Cai et al.) then replaces the eigenproblem by one regularised regression of the
+    centred data onto these targets ``T`` (N x (H-1), orthonormal columns):
+
+        (K_c + reg I) A = T,     z(x) = A^T k_c(x),
+
+    ``K_c`` the centred kernel (the authors centre the data; with ``kernel="linear"`` this is
+    their primal solution ``W = (X_c X_c^T + reg I)^-1 X_c T`` by the push-through identity).
+
+    What is taken from where: the subclass partition (k-means per class, seeded), the core matrix
+    ``O_bs`` and its eigenpairs are those of :class:`~graphdr.methods.AKSDA`: ``L_b``'s
+    eigenvectors are ``T = R_s V`` with ``V`` the non-zero eigenvectors of ``O_bs`` (eigenvalue 1
+    for the class-level space, ``1 - N_c/N`` for the subclass contrasts of the classes of size
+    ``N_c``: exactly fastSDA's groups by class size, in its order, larger eigenvalue first). The
+    authors draw a random basis in each eigenspace (unseeded ``randn`` then QR); here the basis
+    is the data-ordered one of AKSDA (deterministic, independent of class names), which spans
+    the same eigenspaces, so the full (H-1)-dimensional subspace is the paper's; a truncated one
+    (``n_components < H-1``) cuts a degenerate eigenspace where the paper's is random.
+
+    Normalisation of the directions: the authors' ``fastSDA.m`` orthonormalises the projection
+    matrix (``orth(W)``; default ``normalize="orthonormal"``: ``A^T K_c A = I``), their results
+    scripts scale each direction to unit norm (``normalize="unit"``: ``diag(A^T K_c A) = 1``).
+    Their kernel script regresses with ``(K K + reg I)^-1 K T`` (least squares on the kernel
+    columns); here the kernel form of their linear solution, ``(K_c + reg I)^-1 T``, serves every
+    kernel (the two agree as reg -> 0 for an invertible ``K_c``; the ridge acts differently).
+    ``fastSDA.m`` sets the subclasses per class to ``ceil((n_components + 1) / C)``; here
+    ``n_subclasses`` is a parameter (cross-validated in the NGEU protocol).
+
+    Parameters
+    ----------
+    n_components : int or None
+        At most H-1 (None: H-1), H the number of non-empty subclasses found.
+    n_subclasses, clustering, random_state : as :class:`~graphdr.methods.AKSDA`.
+    kernel, gamma, degree, coef0, reg, dtype : as :class:`~graphdr.methods.AKDA` (``reg`` is the
+        ridge added to the centred kernel: the paper's regularisation ``alpha``).
+    normalize : {"orthonormal", "unit"}
+        Orthonormal directions in feature space (``fastSDA.m``) or unit-norm ones.
+
+    Attributes
+    ----------
+    dual_coef_, eigenvalues_ (the Laplacian's eigenvalues of the kept targets), subclass_labels_,
+    n_subclasses_, classes_, n_components_, X_fit_.
+    """
+
+    _label = "FastSDA"
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        n_subclasses=2,
+        clustering="kmeans",
+        kernel="rbf",
+        gamma="scale",
+        degree=2,
+        coef0=1.0,
+        reg=1e-3,
+        normalize="orthonormal",
+        dtype="float64",
+        random_state=None,
+    ):
+        self.n_components = n_components
+        self.n_subclasses = n_subclasses
+        self.clustering = clustering
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.reg = reg
+        self.normalize = normalize
+        self.dtype = dtype
+        self.random_state = random_state
+
+    def fit(self, X, y):
+        """Subclasses, label-given targets ``T = R_s V``, one Cholesky solve, normalisation."""
+        X, y_enc, class_counts = self._validate_fit(X, y)
+        if self.normalize not in NORMALIZATIONS:
+            raise ValueError(f"normalize must be one of {NORMALIZATIONS}, got {self.normalize!r}.")
+        self._early_checks(class_counts)
+        K = self._train_kernel(X)
+        part, n_components = self._subclasses(X, K, y_enc, class_counts)
+        self._set_centering(*center_kernel_inplace(K))
+        G = class_mean_gram(K, part.labels, part.counts)
+        lam, V = subclass_core_eigenpairs(between_subclass_core(part), n_components, G=G)
+        T = core_targets(part.labels, part.counts, V)
+        A = self._solve(K, X, T, centred=True)
+        # K_c A = T - reg A (the system itself): no second kernel. Forming K_c A first keeps
+        # the product accurate when K_c is singular and reg tiny (A then has ~1/reg components
+        # in K_c's null space, which A^T T and reg A^T A would each carry and cancel).
+        gram = A.T @ (T - self.reg * A)
+        gram = (gram + gram.T) * 0.5
+        A = _normalise_directions(A, gram, self.normalize, self.reg)
+        self._store(A, lam)
+        return self
+
+
+def _normalise_directions(A: np.ndarray, gram: np.ndarray, normalize: str, reg) -> np.ndarray:
+    """``A gram^(-1/2)`` (orthonormal in feature space) or ``A / sqrt(diag(gram))``."""
+    if normalize == "unit":
+        norms = np.diag(gram)
+        if np.any(norms <= 0):
+            raise ValueError(
+                f"FastSDA: a direction has zero norm in feature space (reg={reg}): the targets "
+                "are not reachable from this kernel; use another kernel or increase reg."
+            )
+        return A / np.sqrt(norms)
+    w, U = scipy.linalg.eigh(gram)
+    if w[0] <= 1e-12 * max(w[-1], 0.0):
+        raise ValueError(
+            f"FastSDA: the directions are linearly dependent in feature space (smallest "
+            f"eigenvalue of A^T K_c A = {w[0]:.3g}, reg={reg}); ask for fewer components, use "
+            "another kernel, or increase reg."
+        )
+    return A @ ((U / np.sqrt(w)) @ U.T)

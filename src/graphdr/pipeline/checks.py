@@ -50,8 +50,10 @@ AKDA_METHODS = (
 )
 #: NGEU rows on raw features (graphdr.pipeline.papers.ngeu.RAW_METHODS)
 NGEU_RAW_METHODS = ("knn", "svm", "tree")
-#: NGEU rows must be classes of these modules (graphdr.pipeline.papers.ngeu._estimator)
-NGEU_MODULES = ("graph_embedding", "uncertain", "baselines_ngeu")
+#: NGEU rows must be classes of these modules (graphdr.pipeline.papers.ngeu._estimator): the GE
+#: and GEU/NGEU families and the modules of the other groups' baselines (FastSDA in ``subclass``,
+#: which lets paper 002's AKSDA, KSDA and GSDA pass too; RSLDA; TRPCA)
+NGEU_MODULES = ("graph_embedding", "uncertain", "subclass", "sparse_discriminant", "robust_pca")
 
 #: loader options that change how many samples a dataset has (its registry shape then no longer
 #: applies, unless the options say the size themselves: n_classes and n_per_class)

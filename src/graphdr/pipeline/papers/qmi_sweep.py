@@ -29,7 +29,6 @@ from sklearn.svm import SVC
 from graphdr.datasets.prepared import load_npz
 from graphdr.graphs import LPPGraph, kernel_sq_distances
 from graphdr.kernels import center_kernel_test, center_kernel_train, pairwise_kernel
-from graphdr.methods.baselines_qmi import CKFD, fusion_distances
 from graphdr.methods.discriminant import class_mean_kernels
 from graphdr.methods.graph_embedding import (
     DEFAULT_KERNEL_REG,
@@ -38,6 +37,7 @@ from graphdr.methods.graph_embedding import (
     PCA_GE,
     solve_graph_embedding,
 )
+from graphdr.methods.kernel_fisher import CKFD, fusion_distances
 from graphdr.methods.qmi import (
     LQMI,
     kqmi_directions,

@@ -1,10 +1,12 @@
-"""Spectral baselines of the DEE paper (paper 003): DCV and MMPA.
+"""Discriminative common vectors: DCV, a baseline of paper 003 (DEE).
 
 * :class:`DCV` — discriminative common vectors (Cevikalp et al. 2005): remove the within-class
   scatter range, then PCA of the resulting per-class common vectors (at most C-1 directions).
-* :class:`MMPA` — min-max projection analysis, *reconstructed*: the reference was not found;
-  paper 003 (sec. 2.3 and 4.4) describes a labelled, MFA-style patch-alignment criterion with two
-  heat-kernel widths. See the class docstring and docs/dee.md for what is assumed.
+  :func:`common_vectors` computes the common vectors (the class means projected onto the null
+  space of the within-class scatter), :func:`smallest_scatter_common_vectors` a sensitivity
+  variant on the smallest-scatter directions.
+* :class:`LinearSpectralBase` — the linear projection ``(X - mean_) @ components_.T`` and the
+  supervised input checks and tags, shared with MMPA (:mod:`graphdr.methods.patch_alignment`).
 """
 
 from __future__ import annotations
@@ -19,13 +21,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from graphdr._validation import check_n_classes, check_n_components
-from graphdr.kernels import squared_distances
-from graphdr.solvers import eigh_generalized, flip_signs
+from graphdr.solvers import flip_signs
 
-__all__ = ["DCV", "MMPA", "common_vectors", "min_max_patch_weights"]
+__all__ = ["DCV", "LinearSpectralBase", "common_vectors"]
 
 
-class _LinearSpectral(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class LinearSpectralBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """``transform = (X - mean_) @ components_.T`` and the supervised tags."""
 
     def transform(self, X):
@@ -129,7 +130,7 @@ def common_vectors(Xc, codes, n_classes, n_needed, tol):
     return (means @ N0) @ N0.T, exact
 
 
-class DCV(_LinearSpectral):
+class DCV(LinearSpectralBase):
     """Discriminative common vectors (Cevikalp, Neamtu, Wilkes & Barkana 2005).
 
     Project the data onto the null space of the within-class scatter ``S_w``: every training
@@ -205,182 +206,3 @@ class DCV(_LinearSpectral):
             reason="DCV has at most C-1 discriminant directions (the common vectors of C classes "
             "span at most C-1 dimensions) and no more than one per feature",
         )
-
-
-# --------------------------------------------------------------------------------------------
-# MMPA (reconstructed)
-# --------------------------------------------------------------------------------------------
-
-
-def _heat(d2: np.ndarray, t: float) -> np.ndarray:
-    return np.exp(d2 / (-2.0 * t**2))
-
-
-def min_max_patch_weights(D2, codes, n_within, n_between, t_within, t_between):
-    """Within- and between-class patch weights of MMPA (reconstructed, see :class:`MMPA`).
-
-    Patch of sample i: its ``n_within`` *farthest* same-class samples (all of them when None)
-    and its ``n_between`` *nearest* other-class samples, weighted by heat kernels
-    ``exp(-d^2 / (2 t^2))``. Patches are aligned by summation (``W = A + A^T``). Returns
-    ``(W_within, W_between)`` dense N x N.
-    """
-    n = codes.size
-    same = codes[:, None] == codes[None, :]
-    np.fill_diagonal(same, False)
-    other = codes[:, None] != codes[None, :]
-    Aw = np.zeros_like(D2)
-    Ab = np.zeros_like(D2)
-    rows = np.arange(n)[:, None]
-    if n_within is None:
-        Aw[same] = _heat(D2[same], t_within)
-    else:  # the k farthest same-class samples: descending distance, others pushed to the end
-        k = min(int(n_within), int(same.sum(axis=1).max(initial=0)))
-        if k > 0:
-            order = np.argsort(np.where(same, -D2, np.inf), axis=1, kind="stable")[:, :k]
-            keep = same[rows, order]
-            Aw[rows, order] = np.where(keep, _heat(D2[rows, order], t_within), 0.0)
-    k = min(int(n_between), int(other.sum(axis=1).max(initial=0)))
-    if k > 0:
-        order = np.argsort(np.where(other, D2, np.inf), axis=1, kind="stable")[:, :k]
-        keep = other[rows, order]
-        Ab[rows, order] = np.where(keep, _heat(D2[rows, order], t_between), 0.0)
-    return Aw + Aw.T, Ab + Ab.T
-
-
-def _laplacian_quadratic(Z: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """``Z^T (D - W) Z`` (exactly symmetric)."""
-    S = (Z * W.sum(axis=1)[:, None]).T @ Z - Z.T @ (W @ Z)
-    return (S + S.T) * 0.5
-
-
-class MMPA(_LinearSpectral):
-    """Min-max projection analysis — RECONSTRUCTED from paper 003's description.
-
-    The original reference was not found. Paper 003 (sec. 2.3) describes MMPA as a labelled
-    patch-alignment method with marginal Fisher analysis' property: pull together the far-apart
-    within-class neighbours, push away the nearest neighbours of other classes, solved as one
-    generalised eigenproblem; sec. 4.4 sets its two heat-kernel widths to the mean intra- and
-    inter-class distances. Implemented as:
-
-    * patch of sample i: its ``n_within`` farthest same-class samples (the "max" side; all
-      same-class samples by default) and its ``n_between`` nearest other-class samples (the
-      "min" side), heat weights ``exp(-d^2 / (2 t^2))``; patches summed (whole alignment);
-    * directions maximising ``tr(A^T S_b A)`` subject to ``A^T S_w A = I``, with
-      ``S_w = X^T L_w X``, ``S_b = X^T L_b X``; ``S_w`` regularised by ``reg * tr(S_w)/r * I``
-      (:func:`graphdr.solvers.eigh_generalized`), solved in the span of the centred data;
-      directions normalised to unit length (sign rule applied).
-
-    Parameters
-    ----------
-    n_components : int or None, default=None
-        At most ``n_features`` (None: the rank of the centred training data).
-    n_within : int or None, default=None. n_between : int, default=10.
-    t_within, t_between : float or "auto", default="auto"
-        Heat-kernel widths; "auto" = mean intra-/inter-class Euclidean distance (paper 003).
-    reg : float, default=1e-4
-        Relative ridge of ``S_w``.
-
-    Attributes
-    ----------
-    components_ : (n_components, n_features).
-    mean_ : (n_features,).
-    eigenvalues_ : the ratios, descending.
-    t_within_, t_between_ : widths used.
-    classes_ : labels.
-    """
-
-    def __init__(
-        self,
-        n_components=None,
-        *,
-        n_within=None,
-        n_between=10,
-        t_within="auto",
-        t_between="auto",
-        reg=1e-4,
-    ):
-        self.n_components = n_components
-        self.n_within = n_within
-        self.n_between = n_between
-        self.t_within = t_within
-        self.t_between = t_between
-        self.reg = reg
-
-    def fit(self, X, y):
-        """Fit on labelled data ``X`` (N x D), ``y`` (N,)."""
-        self._check_params()
-        X, codes = self._validate_xy(X, y, "MMPA")
-        check_n_components(
-            self.n_components,
-            X.shape[1],
-            bound_name="n_features",
-            reason="MMPA is a linear projection, with at most one direction per feature",
-        )
-        self.mean_ = X.mean(axis=0)
-        Z, basis = _data_span(X - self.mean_)
-        d = self._n_components(Z.shape[1])
-        Ww, Wb = self._patches(Z, codes)
-        S_w, S_b = _laplacian_quadratic(Z, Ww), _laplacian_quadratic(Z, Wb)
-        self.eigenvalues_, V = eigh_generalized(S_b, S_w, d, largest=True, reg=self.reg)
-        A = basis @ V
-        A /= np.linalg.norm(A, axis=0)
-        self.components_ = np.ascontiguousarray(flip_signs(A).T)
-        self.n_components_ = d
-        return self
-
-    def _check_params(self):
-        for name in ("t_within", "t_between"):
-            value = getattr(self, name)
-            if not (value == "auto" if isinstance(value, str) else _positive(value)):
-                raise ValueError(f"{name} must be a positive number or 'auto', got {value!r}.")
-        if self.n_within is not None and not _positive_int(self.n_within):
-            raise ValueError(f"n_within must be a positive integer or None, got {self.n_within!r}.")
-        if not _positive_int(self.n_between):
-            raise ValueError(f"n_between must be a positive integer, got {self.n_between!r}.")
-        if not _positive(self.reg):
-            raise ValueError(f"reg must be a positive number, got {self.reg!r}.")
-
-    def _n_components(self, rank):
-        if self.n_components is None:
-            return rank
-        if self.n_components > rank:
-            raise ValueError(
-                f"n_components={self.n_components} is larger than the rank of the centred "
-                f"training data = {rank}: MMPA's directions live in the span of the data."
-            )
-        return int(self.n_components)
-
-    def _patches(self, Z, codes):
-        D2 = squared_distances(Z)
-        same = codes[:, None] == codes[None, :]
-        np.fill_diagonal(same, False)
-        self.t_within_ = _auto_width(D2, same) if self.t_within == "auto" else self.t_within
-        other = codes[:, None] != codes[None, :]
-        self.t_between_ = _auto_width(D2, other) if self.t_between == "auto" else self.t_between
-        return min_max_patch_weights(
-            D2, codes, self.n_within, self.n_between, self.t_within_, self.t_between_
-        )
-
-
-def _positive(v) -> bool:
-    return isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v) and v > 0
-
-
-def _positive_int(v) -> bool:
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1
-
-
-def _auto_width(D2: np.ndarray, mask: np.ndarray) -> float:
-    """Mean Euclidean distance over the masked pairs (1 when none is positive)."""
-    d = np.sqrt(D2[mask])
-    d = d[d > 0]
-    return float(d.mean()) if d.size else 1.0
-
-
-def _data_span(Xc: np.ndarray, tol: float = 1e-10):
-    """``Xc = Z basis^T`` with ``basis`` orthonormal (D x r): thin SVD, ``s^2 > tol s_max^2``."""
-    U, s, Vt = scipy.linalg.svd(Xc, full_matrices=False)
-    keep = s**2 > tol * (s[0] ** 2 if s.size else 0.0)
-    if not keep.any():
-        raise ValueError("All training samples are identical: there is no direction to embed.")
-    return U[:, keep] * s[keep], Vt[keep].T

@@ -1,8 +1,9 @@
-"""Baselines of paper 001 that live nowhere else: CKFD and its fusion-distance classifier.
+"""Complete kernel Fisher discriminant: CKFD and its fusion-distance classifier (paper 001).
 
-The other baselines come from their own modules: PCA, LDA, KPCA, (supervised or plain) LPP and
-KLPP from :mod:`graphdr.methods.graph_embedding` (``PCA_GE``, ``LDA_GE``, ``KPCA_GE``,
-``LPP_GE(supervised=...)``, ``KLPP_GE``), GDA from :mod:`graphdr.methods.discriminant`.
+CKFD is a baseline of paper 001 (QMI). The paper's other baselines come from their own modules:
+PCA, LDA, KPCA, (supervised or plain) LPP and KLPP from :mod:`graphdr.methods.graph_embedding`
+(``PCA_GE``, ``LDA_GE``, ``KPCA_GE``, ``LPP_GE(supervised=...)``, ``KLPP_GE``), GDA from
+:mod:`graphdr.methods.discriminant`.
 
 CKFD, complete kernel Fisher discriminant (Yang, Frangi, Yang, Zhang & Jin, TPAMI 2005): KPCA,
 then LDA in the KPCA space R^m, split by the within-class scatter S_w:
