@@ -178,6 +178,12 @@ CASES = {
         "AKDA",
         ["papers.ngeu.methods.KDA_GE.estimator: 'AKDA' is not a row estimator"],
     ),
+    # AKSDA is defined in the module of the NGEU baseline FastSDA: not a row for that reason
+    "ngeu row estimator beside a baseline": (
+        f"{NGEU}/methods/KDA_GE/estimator",
+        "AKSDA",
+        ["papers.ngeu.methods.KDA_GE.estimator: 'AKSDA' is not a row estimator"],
+    ),
     "estimator parameter": (
         f"{DEMO}/methods/KDA_GE/params",
         {"kernal": "rbf"},

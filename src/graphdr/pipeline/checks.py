@@ -51,9 +51,11 @@ AKDA_METHODS = (
 #: NGEU rows on raw features (graphdr.pipeline.papers.ngeu.RAW_METHODS)
 NGEU_RAW_METHODS = ("knn", "svm", "tree")
 #: NGEU rows must be classes of these modules (graphdr.pipeline.papers.ngeu._estimator): the GE
-#: and GEU/NGEU families and the modules of the other groups' baselines (FastSDA in ``subclass``,
-#: which lets paper 002's AKSDA, KSDA and GSDA pass too; RSLDA; TRPCA)
-NGEU_MODULES = ("graph_embedding", "uncertain", "subclass", "sparse_discriminant", "robust_pca")
+#: and GEU/NGEU families and the modules of the other groups' baselines (RSLDA; TRPCA) ...
+NGEU_MODULES = ("graph_embedding", "uncertain", "sparse_discriminant", "robust_pca")
+#: ... or one of these classes: FastSDA lives in ``subclass`` beside paper 002's AKSDA, KSDA and
+#: GSDA, which are not NGEU rows
+NGEU_CLASSES = ("FastSDA",)
 
 #: loader options that change how many samples a dataset has (its registry shape then no longer
 #: applies, unless the options say the size themselves: n_classes and n_per_class)
@@ -223,11 +225,13 @@ def _check_estimator(
     index: SourceIndex,
     *,
     modules: Iterable[str] | None = None,
+    classes: Iterable[str] = (),
     extra_names: Iterable[str] = (),
     param_keys: Iterable[str] = ("params", "grid"),
 ) -> None:
-    """``spec["estimator"]`` resolves; the keys of ``spec[<param_keys>]`` are its parameters;
-    a ``kernel`` value is a known kernel."""
+    """``spec["estimator"]`` resolves (to a class of ``modules``, one of ``classes`` or one of
+    ``extra_names``); the keys of ``spec[<param_keys>]`` are its parameters; a ``kernel`` value
+    is a known kernel."""
     name = spec.get("estimator")
     if name is None or name in extra_names:
         return
@@ -236,11 +240,12 @@ def _check_estimator(
         if importlib.util.find_spec(top) is None:
             p.append(f"{where}.estimator: package {top!r} of {name!r} is not installed.")
         return
-    allowed = [*index.estimators(modules), *extra_names]
+    exported = set(index.estimators())
+    allowed = [*index.estimators(modules), *(c for c in classes if c in exported), *extra_names]
     what = (
         "an estimator of graphdr.methods"
         if modules is None
-        else f"a row estimator ({', '.join(extra_names)} or a class of "
+        else f"a row estimator ({', '.join([*extra_names, *classes])} or a class of "
         f"graphdr.methods.{{{', '.join(modules)}}})"
     )
     if not p.unknown(f"{where}.estimator", name, allowed, what):
@@ -411,6 +416,7 @@ def _check_ngeu(p: _Problems, config: Mapping, ngeu: Mapping, index, sizes: dict
             spec,
             index,
             modules=NGEU_MODULES,
+            classes=NGEU_CLASSES,
             extra_names=NGEU_RAW_METHODS,
             param_keys=("params",),
         )
