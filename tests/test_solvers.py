@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from graphdr._validation import check_n_classes, check_n_components
+from graphdr._validation import check_n_classes, check_n_components, check_positive_real
 from graphdr.solvers import (
     eigh_generalized,
     flip_signs,
@@ -96,6 +96,31 @@ def test_check_n_components_message_states_bound_and_reason():
         check_n_components(2.5, 9, bound_name="b", reason="r")
     with pytest.raises(ValueError, match="at least 2 classes; y has 1"):
         check_n_classes(np.zeros(5, dtype=int))
+
+
+@pytest.mark.parametrize(
+    ("value", "allow_zero", "ok"),
+    [
+        (1e-9, False, True),
+        (3, False, True),
+        (np.float32(0.5), False, True),
+        (0.0, True, True),
+        (0, False, False),
+        (-1e-9, True, False),
+        (np.inf, False, False),
+        (np.nan, True, False),
+        (True, False, False),
+        ("1", False, False),
+        (None, True, False),
+    ],
+)
+def test_check_positive_real_accepts_exactly_finite_reals_above_the_bound(value, allow_zero, ok):
+    if ok:
+        assert check_positive_real("tol", value, allow_zero=allow_zero) is None
+        return
+    bound = ">= 0" if allow_zero else "> 0"
+    with pytest.raises(ValueError, match=f"tol must be a finite number {bound}, got"):
+        check_positive_real("tol", value, allow_zero=allow_zero)
 
 
 @pytest.mark.parametrize("n", [1, 5, 64, 65, 130, 300])

@@ -41,3 +41,17 @@ def check_n_classes(y_encoded: np.ndarray, *, minimum: int = 2, method: str = "T
             "(a supervised projection is undefined for a single class)."
         )
     return n_classes
+
+
+def check_positive_real(name: str, value, *, allow_zero: bool = False) -> None:
+    """A finite real ``value`` > 0 (>= 0 with ``allow_zero``), not a bool; else a ``ValueError``
+    naming the parameter and the bound."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not np.isfinite(value)
+        or value < 0
+        or (value == 0 and not allow_zero)
+    ):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be a finite number {bound}, got {value!r}.")

@@ -24,7 +24,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from graphdr._validation import check_n_components
+from graphdr._validation import check_n_components, check_positive_real
 from graphdr.solvers import flip_signs
 
 __all__ = ["TRPCA", "trpca_run"]
@@ -79,18 +79,6 @@ def trpca_run(X: np.ndarray, U: np.ndarray, t: int, *, max_iter: int, tol: float
             break
         previous = obj
     return U, m, np.asarray(objectives), converged
-
-
-def _check_positive(name, value, *, allow_zero=False):
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not np.isfinite(value)
-        or value < 0
-        or (value == 0 and not allow_zero)
-    ):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be a finite number {bound}, got {value!r}.")
 
 
 class TRPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -162,7 +150,7 @@ class TRPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, got {value!r}.")
-        _check_positive("tol", self.tol)
+        check_positive_real("tol", self.tol)
         k = check_n_components(
             min(10, -(-d // 2)) if self.n_components is None else self.n_components,
             d,

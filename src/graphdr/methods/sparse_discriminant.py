@@ -24,7 +24,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from graphdr._validation import check_n_classes, check_n_components
+from graphdr._validation import check_n_classes, check_n_components, check_positive_real
 from graphdr.solvers import flip_signs
 
 __all__ = ["RSLDA", "rslda_admm", "rslda_augmented_lagrangian"]
@@ -163,18 +163,6 @@ def rslda_admm(
     return P, Q, E, np.asarray(objectives), converged
 
 
-def _check_positive(name, value, *, allow_zero=False):
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not np.isfinite(value)
-        or value < 0
-        or (value == 0 and not allow_zero)
-    ):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be a finite number {bound}, got {value!r}.")
-
-
 class RSLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Robust sparse linear discriminant analysis (Wen et al., IEEE TCSVT 2019), a paper-004
     baseline.
@@ -260,13 +248,13 @@ class RSLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return self.n_components_
 
     def _check_params(self):
-        _check_positive("lambda1", self.lambda1, allow_zero=True)
-        _check_positive("lambda2", self.lambda2)
-        _check_positive("lambda_b", self.lambda_b, allow_zero=True)
-        _check_positive("mu", self.mu)
-        _check_positive("mu_max", self.mu_max)
-        _check_positive("tol", self.tol)
-        _check_positive("rho", self.rho)
+        check_positive_real("lambda1", self.lambda1, allow_zero=True)
+        check_positive_real("lambda2", self.lambda2)
+        check_positive_real("lambda_b", self.lambda_b, allow_zero=True)
+        check_positive_real("mu", self.mu)
+        check_positive_real("mu_max", self.mu_max)
+        check_positive_real("tol", self.tol)
+        check_positive_real("rho", self.rho)
         if self.rho < 1:
             raise ValueError(f"rho must be >= 1 (the penalty may not shrink), got {self.rho!r}.")
         if (
