@@ -14,9 +14,12 @@ workflow re-run only what an edit can change (editing a classifier does not redr
   confidence scores) and :func:`ovr_svm_map` (their MAP, a scorer).
 * :mod:`~graphdr.evaluation.metrics`: :func:`accuracy`, :func:`error_rate`,
   :func:`average_precision_per_class`, :func:`mean_average_precision`.
-* :mod:`~graphdr.evaluation.splits` (all return sorted index arrays and are reproducible from
-  ``random_state``): :func:`per_class_index_split`, :func:`stratified_split`,
-  :func:`per_class_count_split`, :func:`stratified_kfold`, :func:`stratified_shuffle_splits`.
+* :mod:`~graphdr.evaluation.splits` (one vocabulary: ``y`` first, keyword ``random_state``,
+  sorted index arrays; see the module): :func:`per_class_index_split`,
+  :func:`per_class_ordered_split`, :func:`per_class_count_split`, :func:`per_class_split`,
+  :func:`stratified_split`, :func:`sequential_stratified_split`, :func:`stratified_kfold`,
+  :func:`stratified_kfold_validation`, :func:`stratified_shuffle_splits`,
+  :func:`capped_shuffle_splits`, :func:`stratified_halves`.
 * :mod:`~graphdr.evaluation.selection`: :func:`score_dimensions`, :func:`validation_table`,
   :func:`select_hyperparameters`, :func:`select_hyperparameters_cv`,
   :func:`cross_validate_dimensions`, :func:`min_error_over_dimensions`.
@@ -45,9 +48,15 @@ from graphdr.evaluation.selection import (
     validation_table,
 )
 from graphdr.evaluation.splits import (
+    capped_shuffle_splits,
     per_class_count_split,
     per_class_index_split,
+    per_class_ordered_split,
+    per_class_split,
+    sequential_stratified_split,
+    stratified_halves,
     stratified_kfold,
+    stratified_kfold_validation,
     stratified_shuffle_splits,
     stratified_split,
 )
@@ -64,10 +73,16 @@ __all__ = [
     "average_precision_per_class",
     "mean_average_precision",
     "per_class_index_split",
-    "stratified_split",
+    "per_class_ordered_split",
     "per_class_count_split",
+    "per_class_split",
+    "stratified_split",
+    "sequential_stratified_split",
     "stratified_kfold",
+    "stratified_kfold_validation",
     "stratified_shuffle_splits",
+    "capped_shuffle_splits",
+    "stratified_halves",
     "score_dimensions",
     "validation_table",
     "select_hyperparameters",
