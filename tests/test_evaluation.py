@@ -476,6 +476,149 @@ def test_stratified_split_of_a_pool_is_the_split_of_its_labels():
     assert np.isin(np.concatenate(list(parts.values())), pool).all()
 
 
+# ---------------------------------------------------------------- the papers' fast scorers
+
+
+def test_ncc_and_knn_by_dimension_match_scikit_learn():
+    rng = np.random.default_rng(0)
+    Z_tr, Z_te = rng.normal(size=(80, 6)), rng.normal(size=(30, 6))
+    y_tr, y_te = rng.integers(0, 4, 80), rng.integers(0, 4, 30)
+    dims = [1, 2, 4, 6]
+    ncc = ev.ncc_error_by_dimension(Z_tr, y_tr, Z_te, y_te, dims)
+    for k in (1, 3, 5):
+        knn = ev.knn_error_by_dimension(Z_tr, y_tr, Z_te, y_te, dims, k=k)
+        for i, d in enumerate(dims):
+            ref = KNeighborsClassifier(k).fit(Z_tr[:, :d], y_tr).predict(Z_te[:, :d])
+            assert knn[i] == pytest.approx(np.mean(ref != y_te))
+    for i, d in enumerate(dims):
+        ref = NearestCentroid().fit(Z_tr[:, :d], y_tr).predict(Z_te[:, :d])
+        assert ncc[i] == pytest.approx(np.mean(ref != y_te))
+    # dims in any order, each scored once: the values follow the order asked
+    np.testing.assert_array_equal(
+        ev.ncc_error_by_dimension(Z_tr, y_tr, Z_te, y_te, [6, 1]), ncc[[3, 0]]
+    )
+
+
+def test_ncc_ties_go_to_the_first_class_as_scikit_learn():
+    Z_tr = np.array([[-1.5, 1.0], [-0.5, -1.0], [1.5, 1.0], [0.5, -1.0]])
+    y_tr = np.array([7, 7, 3, 3])  # centroids (-1, 0) and (1, 0)
+    Z_te = np.array([[0.0, 5.0], [0.0, -2.0]])  # equidistant from both
+    for y_te, expected in ((np.array([3, 3]), 0.0), (np.array([7, 7]), 1.0)):
+        ours = ev.ncc_error_by_dimension(Z_tr, y_tr, Z_te, y_te, [1, 2])
+        ref = NearestCentroid().fit(Z_tr, y_tr).predict(Z_te)
+        assert np.mean(ref != y_te) == expected
+        np.testing.assert_array_equal(ours, [expected, expected])
+
+
+def test_knn_vote_ties_go_to_the_smallest_class():
+    # 4 test rows, 4 training samples of classes (codes) 2, 0, 1, 0
+    codes = np.array([2, 0, 1, 0])
+    d2 = np.array(
+        [
+            [0.0, 1.0, 5.0, 6.0],  # k=2: classes 2 and 0 tie -> 0
+            [5.0, 6.0, 0.0, 1.0],  # classes 1 and 0 tie -> 0
+            [0.0, 5.0, 1.0, 6.0],  # classes 2 and 1 tie -> 1
+            [9.0, 0.0, 5.0, 1.0],  # class 0 twice
+        ]
+    )
+    np.testing.assert_array_equal(ev.knn_vote(d2, codes, 2, 3), [0, 0, 1, 0])
+    np.testing.assert_array_equal(ev.knn_vote(d2, codes, 1, 3), [2, 1, 2, 0])
+    # k as large as the training set: every sample votes (the argsort branch)
+    np.testing.assert_array_equal(ev.knn_vote(d2, codes, 4, 3), [0, 0, 0, 0])
+    # the same vote as scikit-learn's on even k (its mode: smallest label among the tied)
+    rng = np.random.default_rng(3)
+    Z_tr, Z_te = rng.normal(size=(40, 3)), rng.normal(size=(50, 3))
+    y_tr, y_te = rng.integers(0, 3, 40), rng.integers(0, 3, 50)
+    ref = KNeighborsClassifier(2).fit(Z_tr, y_tr).predict(Z_te)
+    ours = ev.knn_error_by_dimension(Z_tr, y_tr, Z_te, y_te, [3], k=2)
+    assert ours[0] == pytest.approx(np.mean(ref != y_te))
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_svm_error_by_dimension_is_libsvm_on_the_leading_columns(embedding, kernel):
+    Z_tr, y_tr, Z_te, y_te = embedding
+    dims = [1, 3, 8]
+    errors, capped = ev.svm_error_by_dimension(Z_tr, y_tr, Z_te, y_te, dims, kernel, 10.0, 0.2)
+    assert capped == 0
+    for e, d in zip(errors, dims, strict=True):
+        gamma = 0.2 if kernel == "rbf" else "scale"
+        ref = SVC(kernel=kernel, C=10.0, gamma=gamma).fit(Z_tr[:, :d], y_tr)
+        assert e == np.mean(ref.predict(Z_te[:, :d]) != y_te)
+
+
+def test_svm_fits_stopped_at_the_iteration_cap_are_counted(embedding, monkeypatch):
+    from graphdr.evaluation import dimensions
+
+    Z_tr, y_tr, Z_te, y_te = embedding
+    monkeypatch.setattr(dimensions, "SVM_MAX_ITER", 1)
+    _, capped = ev.svm_error_by_dimension(Z_tr, y_tr, Z_te, y_te, [2, 4], "linear", 100.0, 0.5)
+    assert capped == 2
+
+
+def test_one_nn_accuracy_by_dimension_equals_sklearn_1nn():
+    rng = np.random.default_rng(1)
+    Z_train, Z_test = rng.normal(size=(60, 7)), rng.normal(size=(3000, 7))  # > one test block
+    y_train, y_test = rng.integers(0, 4, 60), rng.integers(0, 4, 3000)
+    dims = [1, 3, 7]
+    ours = ev.one_nn_accuracy_by_dimension(Z_train, y_train, Z_test, y_test, dims)
+    ref = [
+        KNeighborsClassifier(1).fit(Z_train[:, :d], y_train).score(Z_test[:, :d], y_test)
+        for d in dims
+    ]
+    np.testing.assert_allclose(ours, ref, rtol=0, atol=1e-15)
+    full = ev.one_nn_accuracy(Z_train, y_train, Z_test, y_test)
+    assert full == ours[-1]
+
+
+def test_one_nn_ties_go_to_the_lowest_training_index():
+    Z_train = np.array([[1.0], [1.0], [-1.0]])  # two copies of one point, different labels
+    y_train = np.array([5, 6, 6])
+    Z_test = np.array([[1.0], [0.0]])  # the second equidistant from all three
+    assert ev.one_nn_accuracy(Z_train, y_train, Z_test, np.array([5, 5])) == 1.0
+    np.testing.assert_array_equal(
+        ev.one_nn_accuracy_by_dimension(Z_train, y_train, Z_test, np.array([6, 6]), [1]), [0.0]
+    )
+
+
+def test_loo_one_nn_error_matches_scikit_learn_leave_one_out():
+    from sklearn.model_selection import LeaveOneOut, cross_val_score
+
+    rng = np.random.default_rng(0)
+    Z, y = rng.normal(size=(60, 2)), rng.integers(0, 3, 60)
+    ref = 1 - cross_val_score(KNeighborsClassifier(1), Z, y, cv=LeaveOneOut()).mean()
+    assert ev.loo_one_nn_error(Z, y) == pytest.approx(ref)
+    blobs = np.repeat([[0.0, 0.0], [9.0, 9.0]], 5, axis=0)
+    assert ev.loo_one_nn_error(blobs, np.repeat([0, 1], 5)) == 0
+    # ties go to the lower index: point 1 is as near to point 0 (label 0) as to point 2 (label 1)
+    line = np.array([[0.0], [1.0], [2.0]])
+    assert ev.loo_one_nn_error(line, np.array([0, 0, 1])) == pytest.approx(1 / 3)
+    assert ev.loo_one_nn_error(line, np.array([1, 0, 0])) == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize(
+    ("scorer", "kwargs"),
+    [
+        (ev.ncc_error_by_dimension, {}),
+        (ev.knn_error_by_dimension, {"k": 3}),
+        (ev.one_nn_accuracy_by_dimension, {}),
+    ],
+)
+@pytest.mark.parametrize("dims", [[0, 2], [2, 9], [], [1.5]])
+def test_scorers_refuse_dimensions_the_embedding_lacks(embedding, scorer, kwargs, dims):
+    Z_tr, y_tr, Z_te, y_te = embedding
+    with pytest.raises(ValueError, match=r"dims must be integers in 1\.\.8"):
+        scorer(Z_tr, y_tr, Z_te, y_te, dims, **kwargs)
+
+
+def test_svm_and_knn_argument_errors(embedding):
+    Z_tr, y_tr, Z_te, y_te = embedding
+    with pytest.raises(ValueError, match="dims must be integers in 1..8"):
+        ev.svm_error_by_dimension(Z_tr, y_tr, Z_te, y_te, [9], "linear", 1.0, 0.5)
+    for k in (0, 161, 2.5):
+        with pytest.raises(ValueError, match=f"k={k} must be an integer in 1..160"):
+            ev.knn_error_by_dimension(Z_tr, y_tr, Z_te, y_te, [1], k=k)
+
+
 # ---------------------------------------------------------------- scoring every dimension
 
 
