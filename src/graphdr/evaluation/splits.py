@@ -46,6 +46,7 @@ import numpy as np
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import check_random_state
 
+from graphdr.datasets._load import stratified_indices
 from graphdr.evaluation._checks import label_text
 
 __all__ = [
@@ -241,15 +242,8 @@ def _stratified_draw(y, pool, n, random_state, part="part"):
         return np.sort(pool)
     if not n >= 1:
         raise ValueError(f"the {part} part asks for {n} samples: a part needs at least 1.")
-    # scikit-learn's stratified train_test_split (the draw of graphdr.datasets'
-    # stratified_indices, which the data layer keeps: it may not import this layer)
-    from sklearn.model_selection import train_test_split
-
-    members = y[pool]
-    idx, _ = train_test_split(
-        np.arange(members.size), train_size=int(n), stratify=members, random_state=random_state
-    )
-    return np.sort(pool[np.sort(idx)])
+    # the data layer's seeded stratified draw (it subsamples datasets with the same draw)
+    return np.sort(pool[stratified_indices(y[pool], int(n), random_state)])
 
 
 def sequential_stratified_split(
