@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from graphdr.evaluation.splits import per_class_count_split
 from graphdr.pipeline import cluster
-from graphdr.pipeline.papers.akda import condition_split
 
 
 def test_memory_is_the_base_without_a_size_term():
@@ -49,5 +49,5 @@ def test_dataset_size_from_registry_options_and_subsample():
 def test_condition_train_size_matches_the_akda_split(per_class, classes, n_per_class):
     """Against the split the AKDA runs really draw (balanced classes)."""
     y = np.repeat(np.arange(classes), per_class)
-    train, _ = condition_split(y, n_per_class, seed=0)
+    train, _ = per_class_count_split(y, n_per_class, random_state=0)
     assert cluster.condition_train_size(y.size, classes, n_per_class) == train.size

@@ -1,5 +1,7 @@
 """graphdr.evaluation against scikit-learn and explicit loops."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -265,6 +267,356 @@ def test_stratified_shuffle_splits_are_independent_and_reproducible():
     again = ev.stratified_shuffle_splits(y, 3, 0.3, random_state=1)
     for (a, _), (b, _) in zip(splits, again, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+def _labels_with_a_small_class(seed=0):
+    """Ten classes of unequal sizes, one of them (3 samples) smaller than 10 folds, shuffled."""
+    sizes = [50, 37, 12, 80, 25, 3, 60, 44, 19, 8]
+    y = np.repeat(np.arange(10), sizes)
+    return y[np.random.default_rng(seed).permutation(y.size)]
+
+
+@pytest.mark.filterwarnings("ignore:The least populated class")  # the reference's warning
+def test_stratified_kfold_is_scikit_learns_and_repeats_reseed():
+    from sklearn.model_selection import StratifiedKFold
+
+    y = _labels_with_a_small_class()
+    folds = ev.stratified_kfold(y, 10, random_state=4, n_repeats=3)
+    assert len(folds) == 30
+    for r in range(3):  # repeat r is scikit-learn's k-fold with the seed 4 + r
+        ref = StratifiedKFold(10, shuffle=True, random_state=4 + r).split(np.zeros(y.size), y)
+        for (train, test), (ref_train, ref_test) in zip(
+            folds[10 * r : 10 * r + 10], list(ref), strict=True
+        ):
+            np.testing.assert_array_equal(train, ref_train)
+            np.testing.assert_array_equal(test, ref_test)
+        _assert_disjoint_cover([test for _, test in folds[10 * r : 10 * r + 10]], y.size)
+    assert not np.array_equal(folds[0][1], folds[10][1])
+    one = ev.stratified_kfold(y, 10, random_state=5)  # a repeat reproduced alone
+    for a, b in zip(one, folds[10:20], strict=True):
+        np.testing.assert_array_equal(a[1], b[1])
+
+
+def test_stratified_kfold_spreads_a_class_smaller_than_the_folds_quietly():
+    y = _labels_with_a_small_class()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # scikit-learn's "least populated class" is silenced
+        folds = ev.stratified_kfold(y, 10, random_state=0)
+    holding = [int(np.sum(y[test] == 5)) for _, test in folds]
+    assert sorted(holding) == [0] * 7 + [1] * 3  # its 3 samples in 3 folds, one each
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"n_splits": 1, "random_state": 0}, "n_splits=1 must be an integer of at least 2"),
+        ({"n_splits": 3, "random_state": 0, "n_repeats": 0}, "n_repeats=0 must be a positive"),
+        ({"n_splits": 3, "random_state": None, "n_repeats": 2}, "needs an integer random_state"),
+    ],
+)
+def test_stratified_kfold_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        ev.stratified_kfold(np.repeat([0, 1], 10), **kwargs)
+
+
+def test_stratified_kfold_validation_against_a_written_out_loop():
+    from sklearn.model_selection import StratifiedKFold, train_test_split
+
+    y = np.random.default_rng(2).integers(0, 4, 150)
+    folds = ev.stratified_kfold_validation(y, 3, 0.2, random_state=7, n_repeats=2)
+    assert len(folds) == 6
+    for r in range(2):
+        cv = StratifiedKFold(3, shuffle=True, random_state=7 + r)
+        ref = list(cv.split(np.zeros(150), y))
+        for fold, (learn, test) in zip(folds[3 * r : 3 * r + 3], ref, strict=True):
+            train, val = train_test_split(
+                learn, test_size=0.2, stratify=y[learn], random_state=7 + r
+            )
+            np.testing.assert_array_equal(fold["train"], np.sort(train))
+            np.testing.assert_array_equal(fold["val"], np.sort(val))
+            np.testing.assert_array_equal(fold["test"], test)
+            _assert_disjoint_cover(list(fold.values()), 150)
+    with pytest.raises(ValueError, match="val_fraction=1.0 must lie in"):
+        ev.stratified_kfold_validation(y, 3, 1.0, random_state=0)
+
+
+def test_stratified_halves_are_scikit_learns_in_its_order():
+    from sklearn.model_selection import StratifiedShuffleSplit
+
+    y = np.repeat([0, 1, 2], [20, 14, 7])
+    halves = ev.stratified_halves(y, 4, random_state=3)
+    ref = StratifiedShuffleSplit(4, test_size=0.5, random_state=3).split(np.zeros(y.size), y)
+    for (train, test), (ref_train, ref_test) in zip(halves, ref, strict=True):
+        np.testing.assert_array_equal(train, ref_train)  # same order, not sorted
+        np.testing.assert_array_equal(test, ref_test)
+        _assert_disjoint_cover([train, test], y.size)
+        assert abs(train.size - test.size) <= 1
+        assert np.all(np.abs(np.bincount(y[test]) - np.bincount(y) / 2) <= 1)
+    assert any(np.any(np.diff(test) < 0) for _, test in halves)
+
+
+def test_per_class_split_counts_and_fractions_rounding_down():
+    y = np.repeat(np.arange(5), [10, 11, 72, 7, 2])
+    train, test = ev.per_class_split(y, train_fraction=0.5, random_state=3)
+    # floor(0.5 n_c), at least one: ORL and Yale's rule
+    assert np.bincount(y[train]).tolist() == [5, 5, 36, 3, 1]
+    _assert_disjoint_cover([train, test], y.size)
+    train, _ = ev.per_class_split(y, train_fraction=0.3, random_state=3)
+    assert np.bincount(y[train]).tolist() == [3, 3, 21, 2, 1]  # 3.3, 21.6, 2.1 and 0.6 round down
+    train, _ = ev.per_class_split(y, train_per_class=4, random_state=3)
+    assert np.bincount(y[train]).tolist() == [4, 4, 4, 3, 1]  # small classes: half
+    ref, _ = ev.per_class_count_split(y, 4, random_state=3)
+    np.testing.assert_array_equal(train, ref)
+    other, _ = ev.per_class_split(y, train_per_class=4, random_state=4)
+    assert not np.array_equal(train, other)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({}, "exactly one of train_per_class and train_fraction"),
+        ({"train_per_class": 3, "train_fraction": 0.5}, "exactly one"),
+        ({"train_fraction": 1.0}, r"train_fraction=1.0 must lie in \(0, 1\)"),
+        ({"train_fraction": 0.0}, "both to train and to test"),
+        ({"train_per_class": 0}, "n_per_class=0 must be a positive integer"),
+    ],
+)
+def test_per_class_split_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        ev.per_class_split(np.repeat([0, 1], 6), random_state=0, **kwargs)
+
+
+def test_per_class_ordered_split_takes_consecutive_samples_of_each_class():
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(4), [12, 9, 15, 9])[rng.permutation(45)]
+    split = ev.per_class_ordered_split(y, {"train": 5, "val": 2, "test": None})
+    ref = {"train": [], "val": [], "test": []}
+    for c in range(4):  # brute force: walk each class in file order
+        rows = [i for i in range(y.size) if y[i] == c]
+        ref["train"] += rows[:5]
+        ref["val"] += rows[5:7]
+        ref["test"] += rows[7:]
+    for part in ref:
+        np.testing.assert_array_equal(split[part], sorted(ref[part]))
+    capped = ev.per_class_ordered_split(y, {"train": 5, "val": 2, "test": 2})
+    assert capped["test"].size == 8
+    same = ev.per_class_index_split(y, {"train": (0, 5), "val": (5, 7), "test": (7, 9)})
+    for part in same:
+        np.testing.assert_array_equal(capped[part], same[part])
+
+
+@pytest.mark.parametrize(
+    ("counts", "match"),
+    [
+        (
+            {"train": 7, "val": 2, "test": 1},
+            "needs 10 samples per class, but the smallest class has 9",
+        ),
+        ({"train": 8, "val": 1, "test": None}, "needs 10 samples per class"),
+        ({"train": None, "test": 2}, "only the last part may be None"),
+        ({"train": 0, "test": 2}, "count train=0 must be a positive integer"),
+        ({}, "counts is empty"),
+    ],
+)
+def test_per_class_ordered_split_errors(counts, match):
+    y = np.repeat([0, 1], [12, 9])
+    with pytest.raises(ValueError, match=match):
+        ev.per_class_ordered_split(y, counts)
+
+
+def test_sequential_stratified_split_draws_part_after_part():
+    from sklearn.model_selection import train_test_split
+
+    y = np.tile(np.arange(4), 60)
+    pool = np.arange(0, 200)
+    test_pool = np.arange(200, 240)
+    parts = ev.sequential_stratified_split(
+        y, 80, 40, 20, random_state=1, pool=pool, test_pool=test_pool
+    )
+    assert [parts[p].size for p in ("train", "val", "test")] == [80, 40, 20]
+    _assert_disjoint_cover(list(parts.values()))
+    assert np.isin(parts["train"], pool).all() and np.isin(parts["test"], test_pool).all()
+    assert np.bincount(y[parts["train"]]).tolist() == [20] * 4  # stratified
+    # the training draw is scikit-learn's stratified train_test_split of the pool
+    ref, _ = train_test_split(np.arange(200), train_size=80, stratify=y[pool], random_state=1)
+    np.testing.assert_array_equal(parts["train"], np.sort(pool[ref]))
+    rest = ev.sequential_stratified_split(y, 80, 40, None, random_state=1, pool=pool)
+    np.testing.assert_array_equal(rest["val"], parts["val"])
+    _assert_disjoint_cover(list(rest.values()), 200)  # test: every sample left in the pool
+    kept = ev.sequential_stratified_split(y, 80, 40, 20, random_state=2, train_random_state=1)
+    moved = ev.sequential_stratified_split(y, 80, 40, 20, random_state=2)
+    np.testing.assert_array_equal(
+        kept["train"], ev.sequential_stratified_split(y, 80, 40, 20, random_state=1)["train"]
+    )
+    assert not np.array_equal(kept["train"], moved["train"])
+
+
+@pytest.mark.parametrize(
+    ("sizes", "match"),
+    [
+        ((200, 50, 10), "the train part asks for 200 samples, but only 120 remain"),
+        ((60, 50, 20), "the test part asks for 20 samples, but only 10 remain"),
+        ((60, 0, None), "the val part asks for 0 samples: a part needs at least 1"),
+    ],
+)
+def test_sequential_stratified_split_refuses_more_than_is_left(sizes, match):
+    y = np.tile(np.arange(3), 40)
+    with pytest.raises(ValueError, match=match):
+        ev.sequential_stratified_split(y, *sizes, random_state=0)
+
+
+def test_stratified_split_of_a_pool_is_the_split_of_its_labels():
+    y = _usps_like_labels()[::3]
+    pool = np.arange(0, y.size, 2)
+    parts = ev.stratified_split(y, {"train": None, "val": 0.25}, random_state=3, pool=pool)
+    sub = ev.stratified_split(y[pool], {"train": None, "val": 0.25}, random_state=3)
+    for k in parts:
+        np.testing.assert_array_equal(parts[k], pool[sub[k]])
+    _assert_disjoint_cover(list(parts.values()))
+    assert np.isin(np.concatenate(list(parts.values())), pool).all()
+
+
+# ---------------------------------------------------------------- the papers' fast scorers
+
+
+def test_ncc_and_knn_by_dimension_match_scikit_learn():
+    rng = np.random.default_rng(0)
+    Z_tr, Z_te = rng.normal(size=(80, 6)), rng.normal(size=(30, 6))
+    y_tr, y_te = rng.integers(0, 4, 80), rng.integers(0, 4, 30)
+    dims = [1, 2, 4, 6]
+    ncc = ev.ncc_error_by_dimension(Z_tr, y_tr, Z_te, y_te, dims)
+    for k in (1, 3, 5):
+        knn = ev.knn_error_by_dimension(Z_tr, y_tr, Z_te, y_te, dims, k=k)
+        for i, d in enumerate(dims):
+            ref = KNeighborsClassifier(k).fit(Z_tr[:, :d], y_tr).predict(Z_te[:, :d])
+            assert knn[i] == pytest.approx(np.mean(ref != y_te))
+    for i, d in enumerate(dims):
+        ref = NearestCentroid().fit(Z_tr[:, :d], y_tr).predict(Z_te[:, :d])
+        assert ncc[i] == pytest.approx(np.mean(ref != y_te))
+    # dims in any order, each scored once: the values follow the order asked
+    np.testing.assert_array_equal(
+        ev.ncc_error_by_dimension(Z_tr, y_tr, Z_te, y_te, [6, 1]), ncc[[3, 0]]
+    )
+
+
+def test_ncc_ties_go_to_the_first_class_as_scikit_learn():
+    Z_tr = np.array([[-1.5, 1.0], [-0.5, -1.0], [1.5, 1.0], [0.5, -1.0]])
+    y_tr = np.array([7, 7, 3, 3])  # centroids (-1, 0) and (1, 0)
+    Z_te = np.array([[0.0, 5.0], [0.0, -2.0]])  # equidistant from both
+    for y_te, expected in ((np.array([3, 3]), 0.0), (np.array([7, 7]), 1.0)):
+        ours = ev.ncc_error_by_dimension(Z_tr, y_tr, Z_te, y_te, [1, 2])
+        ref = NearestCentroid().fit(Z_tr, y_tr).predict(Z_te)
+        assert np.mean(ref != y_te) == expected
+        np.testing.assert_array_equal(ours, [expected, expected])
+
+
+def test_knn_vote_ties_go_to_the_smallest_class():
+    # 4 test rows, 4 training samples of classes (codes) 2, 0, 1, 0
+    codes = np.array([2, 0, 1, 0])
+    d2 = np.array(
+        [
+            [0.0, 1.0, 5.0, 6.0],  # k=2: classes 2 and 0 tie -> 0
+            [5.0, 6.0, 0.0, 1.0],  # classes 1 and 0 tie -> 0
+            [0.0, 5.0, 1.0, 6.0],  # classes 2 and 1 tie -> 1
+            [9.0, 0.0, 5.0, 1.0],  # class 0 twice
+        ]
+    )
+    np.testing.assert_array_equal(ev.knn_vote(d2, codes, 2, 3), [0, 0, 1, 0])
+    np.testing.assert_array_equal(ev.knn_vote(d2, codes, 1, 3), [2, 1, 2, 0])
+    # k as large as the training set: every sample votes (the argsort branch)
+    np.testing.assert_array_equal(ev.knn_vote(d2, codes, 4, 3), [0, 0, 0, 0])
+    # the same vote as scikit-learn's on even k (its mode: smallest label among the tied)
+    rng = np.random.default_rng(3)
+    Z_tr, Z_te = rng.normal(size=(40, 3)), rng.normal(size=(50, 3))
+    y_tr, y_te = rng.integers(0, 3, 40), rng.integers(0, 3, 50)
+    ref = KNeighborsClassifier(2).fit(Z_tr, y_tr).predict(Z_te)
+    ours = ev.knn_error_by_dimension(Z_tr, y_tr, Z_te, y_te, [3], k=2)
+    assert ours[0] == pytest.approx(np.mean(ref != y_te))
+
+
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_svm_error_by_dimension_is_libsvm_on_the_leading_columns(embedding, kernel):
+    Z_tr, y_tr, Z_te, y_te = embedding
+    dims = [1, 3, 8]
+    errors, capped = ev.svm_error_by_dimension(Z_tr, y_tr, Z_te, y_te, dims, kernel, 10.0, 0.2)
+    assert capped == 0
+    for e, d in zip(errors, dims, strict=True):
+        gamma = 0.2 if kernel == "rbf" else "scale"
+        ref = SVC(kernel=kernel, C=10.0, gamma=gamma).fit(Z_tr[:, :d], y_tr)
+        assert e == np.mean(ref.predict(Z_te[:, :d]) != y_te)
+
+
+def test_svm_fits_stopped_at_the_iteration_cap_are_counted(embedding, monkeypatch):
+    from graphdr.evaluation import dimensions
+
+    Z_tr, y_tr, Z_te, y_te = embedding
+    monkeypatch.setattr(dimensions, "SVM_MAX_ITER", 1)
+    _, capped = ev.svm_error_by_dimension(Z_tr, y_tr, Z_te, y_te, [2, 4], "linear", 100.0, 0.5)
+    assert capped == 2
+
+
+def test_one_nn_accuracy_by_dimension_equals_sklearn_1nn():
+    rng = np.random.default_rng(1)
+    Z_train, Z_test = rng.normal(size=(60, 7)), rng.normal(size=(3000, 7))  # > one test block
+    y_train, y_test = rng.integers(0, 4, 60), rng.integers(0, 4, 3000)
+    dims = [1, 3, 7]
+    ours = ev.one_nn_accuracy_by_dimension(Z_train, y_train, Z_test, y_test, dims)
+    ref = [
+        KNeighborsClassifier(1).fit(Z_train[:, :d], y_train).score(Z_test[:, :d], y_test)
+        for d in dims
+    ]
+    np.testing.assert_allclose(ours, ref, rtol=0, atol=1e-15)
+    full = ev.one_nn_accuracy(Z_train, y_train, Z_test, y_test)
+    assert full == ours[-1]
+
+
+def test_one_nn_ties_go_to_the_lowest_training_index():
+    Z_train = np.array([[1.0], [1.0], [-1.0]])  # two copies of one point, different labels
+    y_train = np.array([5, 6, 6])
+    Z_test = np.array([[1.0], [0.0]])  # the second equidistant from all three
+    assert ev.one_nn_accuracy(Z_train, y_train, Z_test, np.array([5, 5])) == 1.0
+    np.testing.assert_array_equal(
+        ev.one_nn_accuracy_by_dimension(Z_train, y_train, Z_test, np.array([6, 6]), [1]), [0.0]
+    )
+
+
+def test_loo_one_nn_error_matches_scikit_learn_leave_one_out():
+    from sklearn.model_selection import LeaveOneOut, cross_val_score
+
+    rng = np.random.default_rng(0)
+    Z, y = rng.normal(size=(60, 2)), rng.integers(0, 3, 60)
+    ref = 1 - cross_val_score(KNeighborsClassifier(1), Z, y, cv=LeaveOneOut()).mean()
+    assert ev.loo_one_nn_error(Z, y) == pytest.approx(ref)
+    blobs = np.repeat([[0.0, 0.0], [9.0, 9.0]], 5, axis=0)
+    assert ev.loo_one_nn_error(blobs, np.repeat([0, 1], 5)) == 0
+    # ties go to the lower index: point 1 is as near to point 0 (label 0) as to point 2 (label 1)
+    line = np.array([[0.0], [1.0], [2.0]])
+    assert ev.loo_one_nn_error(line, np.array([0, 0, 1])) == pytest.approx(1 / 3)
+    assert ev.loo_one_nn_error(line, np.array([1, 0, 0])) == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize(
+    ("scorer", "kwargs"),
+    [
+        (ev.ncc_error_by_dimension, {}),
+        (ev.knn_error_by_dimension, {"k": 3}),
+        (ev.one_nn_accuracy_by_dimension, {}),
+    ],
+)
+@pytest.mark.parametrize("dims", [[0, 2], [2, 9], [], [1.5]])
+def test_scorers_refuse_dimensions_the_embedding_lacks(embedding, scorer, kwargs, dims):
+    Z_tr, y_tr, Z_te, y_te = embedding
+    with pytest.raises(ValueError, match=r"dims must be integers in 1\.\.8"):
+        scorer(Z_tr, y_tr, Z_te, y_te, dims, **kwargs)
+
+
+def test_svm_and_knn_argument_errors(embedding):
+    Z_tr, y_tr, Z_te, y_te = embedding
+    with pytest.raises(ValueError, match="dims must be integers in 1..8"):
+        ev.svm_error_by_dimension(Z_tr, y_tr, Z_te, y_te, [9], "linear", 1.0, 0.5)
+    for k in (0, 161, 2.5):
+        with pytest.raises(ValueError, match=f"k={k} must be an integer in 1..160"):
+            ev.knn_error_by_dimension(Z_tr, y_tr, Z_te, y_te, [1], k=k)
 
 
 # ---------------------------------------------------------------- scoring every dimension

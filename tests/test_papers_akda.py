@@ -1,6 +1,6 @@
 """Paper 002 (AKDA): the MAP / speed-up protocol against independent references.
 
-average precision against scikit-learn, the condition split's counts, the one-against-the-rest
+average precision against scikit-learn, the one-against-the-rest
 linear SVM against LIBLINEAR (LinearSVC), the cross-validation against a brute-force loop with
 the estimators' own RBF kernels, and the tables' paper-average rows.
 """
@@ -18,20 +18,14 @@ from sklearn.metrics.pairwise import euclidean_distances
 from sklearn.svm import LinearSVC
 
 from graphdr.evaluation.classifiers import fit_ovr_linear_svm
-from graphdr.evaluation.splits import capped_shuffle_splits, stratified_shuffle_splits
+from graphdr.evaluation.splits import (
+    capped_shuffle_splits,
+    per_class_count_split,
+    stratified_shuffle_splits,
+)
 from graphdr.methods import AKDA
 from graphdr.pipeline.claims import write_results
 from graphdr.pipeline.papers import akda, akda_report
-
-
-def test_condition_split_counts_and_half_rule():
-    y = np.repeat([0, 1, 2], [30, 15, 7])
-    train, test = akda.condition_split(y, 10, seed=0)
-    assert np.intersect1d(train, test).size == 0
-    assert train.size + test.size == y.size
-    assert np.bincount(y[train]).tolist() == [10, 7, 3]  # 30 >= 20; 15 and 7 < 20: half
-    again, _ = akda.condition_split(y, 10, seed=0)
-    np.testing.assert_array_equal(train, again)
 
 
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
@@ -346,7 +340,7 @@ def test_sensitivity_variant_refits_only_when_its_setting_was_not_chosen(monkeyp
     import pandas as pd
 
     X, y = _tiny()
-    train, test = akda.condition_split(y, 10, 3)
+    train, test = per_class_count_split(y, 10, random_state=3)
     table = pd.DataFrame(
         {"gamma_factor": [1.0, 1.0], "reg": [1.0, 1e-3], "C": [1.0, 1.0], "map": [0.9, 0.8]}
     )

@@ -9,6 +9,8 @@ import pandas as pd
 import pytest
 
 from graphdr import datasets
+from graphdr.evaluation.dimensions import one_nn_accuracy
+from graphdr.evaluation.splits import per_class_split
 from graphdr.methods import DEE
 from graphdr.pipeline import io, plan
 from graphdr.pipeline.papers import dee, dee_compare, dee_compare_report, dee_runs
@@ -194,36 +196,6 @@ def faces_file(tmp_path):
     return path
 
 
-def test_recognition_split_counts_and_fractions():
-    y = np.repeat(np.arange(3), [10, 11, 72])
-    train, test = dee_compare.recognition_split(y, seed=3, train_fraction=0.5)
-    assert np.bincount(y[train]).tolist() == [5, 5, 36]  # floor(0.5 n_c), like ORL and Yale
-    assert np.intersect1d(train, test).size == 0 and train.size + test.size == y.size
-    train, _ = dee_compare.recognition_split(y, seed=3, train_per_class=4)
-    assert np.bincount(y[train]).tolist() == [4, 4, 4]
-    again, _ = dee_compare.recognition_split(y, seed=3, train_per_class=4)
-    other, _ = dee_compare.recognition_split(y, seed=4, train_per_class=4)
-    np.testing.assert_array_equal(train, again)
-    assert not np.array_equal(train, other)
-    with pytest.raises(ValueError, match="exactly one"):
-        dee_compare.recognition_split(y, seed=0)
-
-
-def test_accuracy_curve_equals_sklearn_1nn():
-    from sklearn.neighbors import KNeighborsClassifier
-
-    rng = np.random.default_rng(1)
-    Z_train, Z_test = rng.normal(size=(60, 7)), rng.normal(size=(3000, 7))  # > one test block
-    y_train, y_test = rng.integers(0, 4, 60), rng.integers(0, 4, 3000)
-    dims = [1, 3, 7]
-    ours = dee_compare.accuracy_curve(Z_train, y_train, Z_test, y_test, dims)
-    ref = [
-        KNeighborsClassifier(1).fit(Z_train[:, :d], y_train).score(Z_test[:, :d], y_test)
-        for d in dims
-    ]
-    np.testing.assert_allclose(ours, ref, rtol=0, atol=1e-15)
-
-
 def test_pca_basis_matches_sklearn():
     from sklearn.decomposition import PCA
 
@@ -257,14 +229,14 @@ def test_nested_readout_equals_refitting_at_each_dimension(faces_file, tmp_path,
     for seed in (0, 1):
         rows = frame[frame["seed"] == seed]
         assert rows["dim"].tolist() == ([1, 2, 3] if method == "DCV" else [1, 2, 5, 8])
-        train, test = dee_compare.recognition_split(data.y, seed=seed, train_per_class=5)
+        train, test = per_class_split(data.y, random_state=seed, train_per_class=5)
         Xtr, Xte = data.X[train], data.X[test]
         if pca:
             mean, V = dee_compare.pca_basis(Xtr, pca)
             Xtr, Xte = (Xtr - mean) @ V, (Xte - mean) @ V
         for d, acc in zip(rows["dim"], rows["accuracy"], strict=True):
             model = (DCV if method == "DCV" else MMPA)(n_components=d).fit(Xtr, data.y[train])
-            ref = dee_compare.one_nn_accuracy(
+            ref = one_nn_accuracy(
                 model.transform(Xtr), data.y[train], model.transform(Xte), data.y[test]
             )
             assert acc == ref
@@ -287,13 +259,11 @@ def test_non_nested_run_fits_each_dimension(faces_file, tmp_path):
     )
     assert frame["dim"].tolist() == [1, 3]
     data = faces_like()
-    train, test = dee_compare.recognition_split(data.y, seed=2, train_fraction=0.5)
+    train, test = per_class_split(data.y, random_state=2, train_fraction=0.5)
     mean, V = dee_compare.pca_basis(data.X[train], 10)
     Xtr, Xte = (data.X[train] - mean) @ V, (data.X[test] - mean) @ V
     model = DEE(n_components=3, random_state=2, **params).fit(Xtr, data.y[train])
-    ref = dee_compare.one_nn_accuracy(
-        model.transform(Xtr), data.y[train], model.transform(Xte), data.y[test]
-    )
+    ref = one_nn_accuracy(model.transform(Xtr), data.y[train], model.transform(Xte), data.y[test])
     row = frame[frame["dim"] == 3].iloc[0]
     assert row["accuracy"] == ref and row["n_iter"] == model.n_iter_
     # the CSV is the returned frame, and a second run writes the same bytes
@@ -316,7 +286,7 @@ def test_cv_selects_on_the_training_part_and_the_run_uses_it(faces_file, tmp_pat
     from sklearn.neighbors import KNeighborsClassifier
 
     data = faces_like()
-    train, test = dee_compare.recognition_split(data.y, seed=1, train_fraction=0.5)
+    train, test = per_class_split(data.y, random_state=1, train_fraction=0.5)
     mean, V = dee_compare.pca_basis(data.X[train], 10)
     Xtr, Xte = (data.X[train] - mean) @ V, (data.X[test] - mean) @ V
     ytr = data.y[train]
@@ -343,7 +313,7 @@ def test_cv_selects_on_the_training_part_and_the_run_uses_it(faces_file, tmp_pat
     )  # fmt: skip
     assert (frame["cv_value"] == chosen).all()
     model = DEE(n_components=3, lam=chosen, **params).fit(Xtr, ytr)
-    ref = dee_compare.one_nn_accuracy(model.transform(Xtr), ytr, model.transform(Xte), data.y[test])
+    ref = one_nn_accuracy(model.transform(Xtr), ytr, model.transform(Xte), data.y[test])
     assert frame.loc[frame["dim"] == 3, "accuracy"].item() == ref
     with pytest.raises(ValueError, match="either `grid` or `param`"):
         dee_compare.recognition_run(
@@ -361,7 +331,7 @@ def test_cv_grid_with_relative_width_and_a_nested_method(faces_file, tmp_path):
     from graphdr.methods.elastic import auto_sigma
 
     data = faces_like()
-    train, test = dee_compare.recognition_split(data.y, seed=0, train_fraction=0.5)
+    train, test = per_class_split(data.y, random_state=0, train_fraction=0.5)
     mean, V = dee_compare.pca_basis(data.X[train], 8)
     Xtr, Xte, ytr = (data.X[train] - mean) @ V, (data.X[test] - mean) @ V, data.y[train]
     D2 = ((Xtr[:, None] - Xtr[None]) ** 2).sum(-1)
@@ -377,9 +347,7 @@ def test_cv_grid_with_relative_width_and_a_nested_method(faces_file, tmp_path):
             for f, v in folds:
                 m = DEE(2, lam=lam, sigma=factor * unit, **params).fit(Xtr[f], ytr[f])
                 accs.append(
-                    dee_compare.one_nn_accuracy(
-                        m.transform(Xtr[f]), ytr[f], m.transform(Xtr[v]), ytr[v]
-                    )
+                    one_nn_accuracy(m.transform(Xtr[f]), ytr[f], m.transform(Xtr[v]), ytr[v])
                 )
             if np.mean(accs) > best_score:
                 best, best_score = (lam, factor), np.mean(accs)
@@ -392,7 +360,7 @@ def test_cv_grid_with_relative_width_and_a_nested_method(faces_file, tmp_path):
     assert frame["cv_value"].item() == best[0]
     assert frame["cv_choice"].item() == f"lam={best[0]:g};sigma={best[1]:g}"
     model = DEE(2, lam=best[0], sigma=best[1] * unit, **params).fit(Xtr, ytr)
-    ref = dee_compare.one_nn_accuracy(model.transform(Xtr), ytr, model.transform(Xte), data.y[test])
+    ref = one_nn_accuracy(model.transform(Xtr), ytr, model.transform(Xte), data.y[test])
     assert frame["accuracy"].item() == ref
     nested = dee_compare.recognition_run(
         faces_file, estimator="MMPA", params={}, nested=True, split={"train_fraction": 0.5},
@@ -401,7 +369,7 @@ def test_cv_grid_with_relative_width_and_a_nested_method(faces_file, tmp_path):
     )  # fmt: skip
     k = int(nested["cv_value"].iloc[0])
     model = MMPA(2, n_between=k).fit(Xtr, ytr)
-    ref = dee_compare.one_nn_accuracy(model.transform(Xtr), ytr, model.transform(Xte), data.y[test])
+    ref = one_nn_accuracy(model.transform(Xtr), ytr, model.transform(Xte), data.y[test])
     assert nested.loc[nested["dim"] == 2, "accuracy"].item() == ref
 
 
@@ -415,7 +383,7 @@ def test_raw_baseline_is_one_nn_on_the_input(faces_file, tmp_path):
     data = faces_like()
     assert (frame["dim"] == data.X.shape[1]).all() and len(frame) == 2
     for seed, acc in zip(frame["seed"], frame["accuracy"], strict=True):
-        train, test = dee_compare.recognition_split(data.y, seed=seed, train_fraction=0.5)
+        train, test = per_class_split(data.y, random_state=seed, train_fraction=0.5)
         knn = KNeighborsClassifier(1).fit(data.X[train], data.y[train])
         assert acc == pytest.approx(knn.score(data.X[test], data.y[test]))
 

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 import scipy.linalg
 from sklearn.datasets import make_classification
-from sklearn.neighbors import KNeighborsClassifier, NearestCentroid
 
+from graphdr.evaluation.splits import stratified_halves, stratified_kfold
 from graphdr.methods import CKFD, GDA, KLPP_GE, KPCA_GE, KQMI, LPP_GE, LQMI
 from graphdr.methods.kernel_fisher import FusionDistanceClassifier
 from graphdr.pipeline.papers import qmi, qmi_protocol, qmi_visualise
@@ -143,20 +143,6 @@ def test_scaling_of_features():
 
 
 # ---- classifiers over the leading columns ----------------------------------------------------
-
-
-def test_ncc_and_knn_over_dimensions_match_scikit_learn():
-    rng = np.random.default_rng(0)
-    Z_tr, Z_te = rng.normal(size=(80, 6)), rng.normal(size=(30, 6))
-    y_tr, y_te = rng.integers(0, 4, 80), rng.integers(0, 4, 30)
-    dims = [1, 2, 4, 6]
-    ncc = qs.ncc_errors(Z_tr, y_tr, Z_te, y_te, dims)
-    knn = qs.knn_errors(Z_tr, y_tr, Z_te, y_te, dims, k=3)
-    for i, d in enumerate(dims):
-        ref = NearestCentroid().fit(Z_tr[:, :d], y_tr).predict(Z_te[:, :d])
-        assert ncc[i] == pytest.approx(np.mean(ref != y_te))
-        ref = KNeighborsClassifier(3).fit(Z_tr[:, :d], y_tr).predict(Z_te[:, :d])
-        assert knn[i] == pytest.approx(np.mean(ref != y_te))
 
 
 def test_fusion_errors_match_the_fusion_classifier(data, fold):
@@ -351,22 +337,15 @@ def test_unconstrained_kqmi_equals_the_ge_estimator(data, fold):
     np.testing.assert_allclose(emb.norms, 1.0, rtol=1e-8)
 
 
-def test_repeats_concatenate_distinct_partitions():
-    y = np.repeat([0, 1, 2], 20)
-    splits = qs.repeated_folds(y, {"folds": 5, "seed": 3, "repeats": 3})
-    assert len(splits) == 15
-    for r in range(3):  # each repeat is a partition of the samples
-        tests = np.concatenate([te for _, te in splits[5 * r : 5 * r + 5]])
-        assert np.array_equal(np.sort(tests), np.arange(60))
-    assert not np.array_equal(splits[0][1], splits[5][1])  # seeds differ
-    assert np.array_equal(splits[5][1], qs.stratified_folds(y, 5, 4)[0][1])
-
-
 def test_sweep_records_kernel_rank_and_klpp_graph_per_split(data):
     X_tr, y_tr, _, _ = data
     cfg = qs.protocol({"classifiers": ["ncc"], "folds": 3, "repeats": 2})
     errors, rec = qs.sweep_dataset(X_tr, y_tr, cfg)
     assert sorted(set(errors["fold"])) == list(range(6))
+    # the default folds are stratified_kfold's: 3 folds, 2 repeats (seeds 0, 1)
+    folds = stratified_kfold(y_tr, 3, n_repeats=2, random_state=0)
+    again, _ = qs.sweep_dataset(X_tr, y_tr, cfg, folds=folds)
+    pd.testing.assert_frame_equal(errors, again)
     assert len(rec["kernel_rank_fraction"]) == 6
     assert all(0 < r <= 1 for r in rec["kernel_rank_fraction"])
     pieces = np.array(rec["klpp_graph_components"])
@@ -376,24 +355,9 @@ def test_sweep_records_kernel_rank_and_klpp_graph_per_split(data):
 # ---- Figures 1-4 scored: LOO 1-NN error of held-out 2-D projections ----------------------------
 
 
-def test_loo_1nn_error_matches_scikit_learn_leave_one_out():
-    from sklearn.model_selection import LeaveOneOut, cross_val_score
-
-    rng = np.random.default_rng(0)
-    Z, y = rng.normal(size=(60, 2)), rng.integers(0, 3, 60)
-    ref = 1 - cross_val_score(KNeighborsClassifier(1), Z, y, cv=LeaveOneOut()).mean()
-    assert qmi_visualise.loo_1nn_error(Z, y) == pytest.approx(ref)
-    assert (
-        qmi_visualise.loo_1nn_error(
-            np.repeat([[0.0, 0.0], [9.0, 9.0]], 5, axis=0), np.repeat([0, 1], 5)
-        )
-        == 0
-    )
-
-
 def test_visual_splits_are_stratified_halves_and_projections_are_held_out():
     y = np.repeat([0, 1, 2], 20)
-    splits = qmi_visualise.visual_splits(y, n_splits=3)
+    splits = stratified_halves(y, 3, random_state=0)  # the halves visualise draws
     assert len(splits) == 3
     for train, test in splits:
         assert len(test) == 30 and not set(train) & set(test)

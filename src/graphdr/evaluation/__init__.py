@@ -14,9 +14,16 @@ workflow re-run only what an edit can change (editing a classifier does not redr
   confidence scores) and :func:`ovr_svm_map` (their MAP, a scorer).
 * :mod:`~graphdr.evaluation.metrics`: :func:`accuracy`, :func:`error_rate`,
   :func:`average_precision_per_class`, :func:`mean_average_precision`.
-* :mod:`~graphdr.evaluation.splits` (all return sorted index arrays and are reproducible from
-  ``random_state``): :func:`per_class_index_split`, :func:`stratified_split`,
-  :func:`per_class_count_split`, :func:`stratified_kfold`, :func:`stratified_shuffle_splits`.
+* :mod:`~graphdr.evaluation.splits` (one vocabulary: ``y`` first, keyword ``random_state``,
+  sorted index arrays; see the module): :func:`per_class_index_split`,
+  :func:`per_class_ordered_split`, :func:`per_class_count_split`, :func:`per_class_split`,
+  :func:`stratified_split`, :func:`sequential_stratified_split`, :func:`stratified_kfold`,
+  :func:`stratified_kfold_validation`, :func:`stratified_shuffle_splits`,
+  :func:`capped_shuffle_splits`, :func:`stratified_halves`.
+* :mod:`~graphdr.evaluation.dimensions` (the papers' fast scorers of the leading columns, one
+  value per dimension): :func:`ncc_error_by_dimension`, :func:`knn_error_by_dimension` (with
+  its vote, :func:`knn_vote`), :func:`svm_error_by_dimension` (:data:`SVM_MAX_ITER`),
+  :func:`one_nn_accuracy_by_dimension` and :func:`one_nn_accuracy`, :func:`loo_one_nn_error`.
 * :mod:`~graphdr.evaluation.selection`: :func:`score_dimensions`, :func:`validation_table`,
   :func:`select_hyperparameters`, :func:`select_hyperparameters_cv`,
   :func:`cross_validate_dimensions`, :func:`min_error_over_dimensions`.
@@ -27,6 +34,16 @@ from graphdr.evaluation.classifiers import (
     make_classifier,
     ovr_linear_svm_scores,
     ovr_svm_map,
+)
+from graphdr.evaluation.dimensions import (
+    SVM_MAX_ITER,
+    knn_error_by_dimension,
+    knn_vote,
+    loo_one_nn_error,
+    ncc_error_by_dimension,
+    one_nn_accuracy,
+    one_nn_accuracy_by_dimension,
+    svm_error_by_dimension,
 )
 from graphdr.evaluation.metrics import (
     accuracy,
@@ -45,9 +62,15 @@ from graphdr.evaluation.selection import (
     validation_table,
 )
 from graphdr.evaluation.splits import (
+    capped_shuffle_splits,
     per_class_count_split,
     per_class_index_split,
+    per_class_ordered_split,
+    per_class_split,
+    sequential_stratified_split,
+    stratified_halves,
     stratified_kfold,
+    stratified_kfold_validation,
     stratified_shuffle_splits,
     stratified_split,
 )
@@ -64,10 +87,24 @@ __all__ = [
     "average_precision_per_class",
     "mean_average_precision",
     "per_class_index_split",
-    "stratified_split",
+    "per_class_ordered_split",
     "per_class_count_split",
+    "per_class_split",
+    "stratified_split",
+    "sequential_stratified_split",
     "stratified_kfold",
+    "stratified_kfold_validation",
     "stratified_shuffle_splits",
+    "capped_shuffle_splits",
+    "stratified_halves",
+    "ncc_error_by_dimension",
+    "knn_error_by_dimension",
+    "knn_vote",
+    "svm_error_by_dimension",
+    "SVM_MAX_ITER",
+    "one_nn_accuracy",
+    "one_nn_accuracy_by_dimension",
+    "loo_one_nn_error",
     "score_dimensions",
     "validation_table",
     "select_hyperparameters",

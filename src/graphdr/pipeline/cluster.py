@@ -51,8 +51,9 @@ def dataset_size(dataset: Mapping, registry_entry: Mapping) -> tuple[int, int]:
 
 
 def condition_train_size(n: int, classes: int, n_per_class: int) -> int:
-    """Training samples of an AKDA condition on a balanced set (as papers.akda.condition_split):
-    ``n_per_class`` per class, or half of a class with fewer than ``2 n_per_class`` samples."""
+    """Training samples of an AKDA condition on a balanced set (as
+    ``graphdr.evaluation.splits.per_class_count_split`` draws them): ``n_per_class`` per class,
+    or half of a class with fewer than ``2 n_per_class`` samples."""
     per_class = n // classes
     take = n_per_class if per_class >= 2 * n_per_class else max(per_class // 2, 1)
     return take * classes

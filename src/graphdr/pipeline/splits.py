@@ -32,9 +32,10 @@ def split_indices(dataset: Dataset, spec: Mapping, seed: int) -> list[dict[str, 
     Kinds (``spec["kind"]``):
 
     * ``stratified`` — ``sizes: {train: .., val: .., test: ..}`` counts, fractions or one null
-      for the rest (:func:`graphdr.stratified_split`);
+      for the rest (:func:`graphdr.evaluation.stratified_split`);
     * ``predefined`` — the dataset's own split; ``val_size`` carves a seeded stratified
-      validation part out of ``train`` (USPS 6000/1000);
+      validation part out of ``train`` (USPS 6000/1000;
+      :func:`graphdr.evaluation.stratified_split` with ``pool``);
     * ``per_class_index`` — ``ranges: {part: [start, stop]}`` by position within each class
       (COIL20: images 1-55 / 56-60 / 61-72);
     * ``per_class_count`` — ``n_per_class`` training samples per class, the rest test
@@ -72,11 +73,10 @@ def _predefined(dataset, val_size, seed) -> dict[str, np.ndarray]:
         )
     parts = {k: np.sort(v) for k, v in dataset.split.items()}
     if val_size is not None:
-        train = parts["train"]
         carved = stratified_split(
-            dataset.y[train], {"train": None, "val": val_size}, random_state=seed
+            dataset.y, {"train": None, "val": val_size}, random_state=seed, pool=parts["train"]
         )
-        parts["train"], parts["val"] = train[carved["train"]], train[carved["val"]]
+        parts["train"], parts["val"] = carved["train"], carved["val"]
     return parts
 
 

@@ -4,14 +4,15 @@ Protocol (paper 002, Section 6.1-6.3):
 
 * **conditions** 10Ex / 100Ex: ``n`` random training samples per class, the rest is test; a
   class with fewer than ``2 n`` samples gives half of its samples to training
-  (:func:`condition_split`);
+  (:func:`graphdr.evaluation.splits.per_class_count_split`);
 * each dimensionality-reduction method is followed by **one linear SVM per class** (one class
   against the rest) in its subspace; the SVM scores rank the test set, **average precision** per
   class, **MAP** over classes (:func:`graphdr.evaluation.metrics.average_precision_per_class`). The
   linear SVM and the kernel SVM on the raw features are methods of their own;
 * **hyper-parameters** by 3-fold cross-validation on the training set, each fold a random
-  stratified 30% learning / 70% validation split: RBF width, SVM ``C`` and subclasses per class
-  (:func:`cross_validate`); the DR model is fitted once per grid point that changes it and the
+  stratified 30% learning / 70% validation split
+  (:func:`graphdr.evaluation.splits.capped_shuffle_splits`): RBF width, SVM ``C`` and
+  subclasses per class (:func:`cross_validate`); the DR model is fitted once per grid point that changes it and the
   SVM is refitted for every ``C`` on the same projections;
 * **timing**: the final training (kernel, DR fit and the per-class SVMs, with the selected
   parameters; cross-validation excluded) and testing (test kernel, projection and SVM scores) are
@@ -52,9 +53,7 @@ __all__ = [
     "akda_group_run",
     "akda_run",
     "akda_toy",
-    "condition_split",
     "cross_validate",
-    "cv_splits",
     "is_kernel_dr",
     "is_subclass_dr",
     "resolve",
@@ -94,16 +93,6 @@ def is_subclass_dr(method: str, estimators: Mapping | None = None) -> bool:
 
 
 # ---- protocol pieces -------------------------------------------------------------------------
-
-
-def condition_split(y, n_per_class: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Training and test indices of the nEx condition (sorted):
-    :func:`graphdr.evaluation.splits.per_class_count_split`.
-
-    ``n_per_class`` random samples of every class train; a class with fewer than
-    ``2 * n_per_class`` samples trains on half of them (rounded down, at least one).
-    """
-    return per_class_count_split(y, int(n_per_class), random_state=seed)
 
 
 def skip_reason(method: str, spec: Mapping, n_train: int) -> str | None:
@@ -297,18 +286,6 @@ def _evaluate(method, point, X_tr, y_tr, X_te, classes, Cs, *, kernels, reg, see
     return {C: standardised_svm_scores(Z_tr, y_tr, Z_te, classes, C) for C in Cs}
 
 
-def cv_splits(y, *, n_folds: int, learn_fraction: float, seed: int, max_learn=None, max_val=None):
-    """Stratified random learning/validation splits of the training set, one per fold:
-    :func:`graphdr.evaluation.splits.capped_shuffle_splits`.
-
-    ``learn_fraction`` of the samples learn and the rest validate, optionally capped at
-    ``max_learn`` / ``max_val`` samples (documented reductions at the paper's largest scale).
-    """
-    return capped_shuffle_splits(
-        y, n_folds, learn_fraction, random_state=seed, max_train=max_learn, max_val=max_val
-    )
-
-
 def _mean_table(rows) -> tuple[pd.DataFrame, list[str]]:
     table = pd.DataFrame(rows)
     keys = [c for c in table.columns if c not in ("fold", "map")]
@@ -344,12 +321,12 @@ def cv_folds(X, y, *, cv: Mapping, seed: int, kernels: bool):
     """The CV folds of one training set: (learning indices, validation indices, the fold's
     squared distances or None). Built once per draw and shared by every method of a group run
     (:func:`akda_group_run`); the kernels of one width are cached within a fold."""
-    splits = cv_splits(
+    splits = capped_shuffle_splits(
         y,
-        n_folds=int(cv["folds"]),
-        learn_fraction=float(cv["learn_fraction"]),
-        seed=seed,
-        max_learn=cv.get("max_learn"),
+        int(cv["folds"]),
+        float(cv["learn_fraction"]),
+        random_state=seed,
+        max_train=cv.get("max_learn"),
         max_val=cv.get("max_val"),
     )
     return [(learn, val, _Kernels(X[learn], X[val]) if kernels else None) for learn, val in splits]
@@ -519,7 +496,7 @@ def sensitivity_name(setting: Mapping) -> str:
 
 def _one_draw(method, X, y, *, n_per_class, cv, reg, seed, estimators, sensitivity):
     """CV, final fit and test of one seeded draw of the condition split: (record, seconds)."""
-    train, test = condition_split(y, n_per_class, seed)
+    train, test = per_class_count_split(y, int(n_per_class), random_state=seed)
     t0 = time.perf_counter()
     best, table = cross_validate(
         method, X[train], y[train], cv=cv, reg=reg, seed=seed, estimators=estimators
@@ -719,7 +696,7 @@ def akda_group_run(
     timings: dict = {}
     for d in range(int(draws)):
         s = seed + d
-        train, test = condition_split(y, n_per_class, s)
+        train, test = per_class_count_split(y, int(n_per_class), random_state=s)
         folds = cv_folds(X[train], y[train], cv=cv, seed=s, kernels=True)
         chosen = {}
         with _partition_cache(methods, estimators):
@@ -785,7 +762,7 @@ def akda_toy(
 
     data = load_npz(prepared)
     X, y = np.asarray(data.X, dtype=np.float64), np.asarray(data.y)
-    train, _ = condition_split(y, n_per_class, seed)
+    train, _ = per_class_count_split(y, int(n_per_class), random_state=seed)
     X, y = X[train], y[train]
     t = (y == np.unique(y)[target]).astype(int)
     t0 = time.perf_counter()

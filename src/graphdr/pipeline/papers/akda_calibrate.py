@@ -59,9 +59,10 @@ def trial(params: Mapping, *, n_per_class: int = 10, seed: int = 0, base: Mappin
     """MAP (%) of AKDA, AKSDA (H = n_modes) and the raw-feature LSVM in the nEx condition."""
     from graphdr.datasets import make_gaussian_mixture
     from graphdr.evaluation.classifiers import fit_ovr_linear_svm
+    from graphdr.evaluation.splits import per_class_count_split
     from graphdr.kernels import squared_distances
     from graphdr.methods import AKDA, AKSDA
-    from graphdr.pipeline.papers.akda import condition_split, standardised_svm_scores
+    from graphdr.pipeline.papers.akda import standardised_svm_scores
 
     spec = dict(base) | dict(params)
     X, y = make_gaussian_mixture(
@@ -70,7 +71,7 @@ def trial(params: Mapping, *, n_per_class: int = 10, seed: int = 0, base: Mappin
         shared_scale=spec["shared_scale"],
         mode_sep=spec["mode_sep"], random_state=spec["random_state"], dtype=np.float64,
     )  # fmt: skip
-    train, test = condition_split(y, n_per_class, seed)
+    train, test = per_class_count_split(y, int(n_per_class), random_state=seed)
     classes = np.unique(y)
     D = squared_distances(X[train])
     gamma = 1.0 / float(D.mean())

@@ -25,19 +25,17 @@ import numpy as np
 import pandas as pd
 
 from graphdr.datasets.prepared import load_npz
-from graphdr.evaluation.splits import per_class_count_split
+from graphdr.evaluation.dimensions import one_nn_accuracy, one_nn_accuracy_by_dimension
+from graphdr.evaluation.splits import per_class_split, stratified_kfold
 from graphdr.methods.registry import estimator_class, make_estimator
 from graphdr.pipeline import io
 from graphdr.solvers import column_signs
 
 __all__ = [
-    "accuracy_curve",
     "embedding_run",
     "nested_dimensions",
-    "one_nn_accuracy",
     "pca_basis",
     "recognition_run",
-    "recognition_split",
     "select_by_cv",
     "select_params_by_cv",
 ]
@@ -72,45 +70,6 @@ RUN_COLUMNS = [
 ]  # fmt: skip
 
 
-def recognition_split(y, *, seed: int, train_per_class=None, train_fraction=None):
-    """Seeded per-class split: ``train_per_class`` samples of each class (COIL20 15, USPS 25) or
-    ``floor(train_fraction * n_c)`` of each (ORL, Yale: 0.5); the rest test.
-
-    Returns ``(train_idx, test_idx)``, sorted.
-    """
-    if (train_per_class is None) == (train_fraction is None):
-        raise ValueError("give exactly one of train_per_class and train_fraction.")
-    if train_per_class is not None:
-        return per_class_count_split(y, int(train_per_class), random_state=seed)
-    # every class trains on floor(fraction * n_c): a per-class count no class reaches, capped
-    return per_class_count_split(
-        y, np.iinfo(np.int32).max, random_state=seed, max_train_fraction=float(train_fraction)
-    )
-
-
-def one_nn_accuracy(Z_train, y_train, Z_test, y_test) -> float:
-    """Accuracy of the 1-nearest-neighbour rule (Euclidean; ties go to the lowest train index).
-
-    Distances by ``||a||^2 - 2 a.b + ||b||^2`` in blocks of test rows (no test x train x dim
-    temporaries); equal to scikit-learn's ``KNeighborsClassifier(1)`` up to exact ties.
-    """
-    Z_train = np.asarray(Z_train, dtype=np.float64)
-    Z_test = np.asarray(Z_test, dtype=np.float64)
-    sq_train = np.einsum("ij,ij->i", Z_train, Z_train)
-    correct = 0
-    for start in range(0, Z_test.shape[0], 2048):
-        block = Z_test[start : start + 2048]
-        d2 = sq_train[None, :] - 2.0 * block @ Z_train.T
-        nearest = np.argmin(d2, axis=1)  # ||b||^2 is constant per row: not needed for argmin
-        correct += int(np.sum(y_train[nearest] == y_test[start : start + 2048]))
-    return correct / Z_test.shape[0]
-
-
-def accuracy_curve(Z_train, y_train, Z_test, y_test, dims: Sequence[int]) -> np.ndarray:
-    """1-NN accuracy on the leading ``d`` columns of ONE embedding, for each ``d`` in ``dims``."""
-    return np.array([one_nn_accuracy(Z_train[:, :d], y_train, Z_test[:, :d], y_test) for d in dims])
-
-
 def nested_dimensions(grid: Sequence[int], n_columns: int) -> list[int]:
     """The grid's dimensions a nested fit with ``n_columns`` columns offers, plus ``n_columns``
     itself when it is below the grid's largest (DCV ends at C-1, which the grid may not list)."""
@@ -135,7 +94,8 @@ def recognition_run(
 ) -> pd.DataFrame:
     """1-NN test accuracy against dimension of one method on one dataset, every replication.
 
-    ``split`` holds ``train_per_class`` or ``train_fraction`` (:func:`recognition_split`);
+    ``split`` holds ``train_per_class`` or ``train_fraction``
+    (:func:`graphdr.evaluation.splits.per_class_split`);
     replication ``seed`` draws the split and seeds the estimator (``random_state``, when it has
     one). ``pca``: the method sees the data projected on the ``pca`` leading principal axes of
     the training part (:func:`pca_basis`), train and test alike. ``nested``: fit once with
@@ -154,7 +114,7 @@ def recognition_run(
     X, y = dataset.X, dataset.y
     rows = []
     for seed in seeds:
-        train, test = recognition_split(y, seed=int(seed), **split)
+        train, test = per_class_split(y, random_state=int(seed), **split)
         X_train, X_test = X[train], X[test]
         if pca is not None:
             mean, basis = pca_basis(X_train, int(pca))
@@ -182,7 +142,7 @@ def recognition_run(
             model.fit(X_train, y[train])
             dims = nested_dimensions(dimensions, model.n_components_)
             Z_train, Z_test = model.transform(X_train), model.transform(X_test)
-            acc = accuracy_curve(Z_train, y[train], Z_test, y[test], dims)
+            acc = one_nn_accuracy_by_dimension(Z_train, y[train], Z_test, y[test], dims)
             rows += [
                 (seed, d, a, np.nan, True, n_classes, chosen, choice)
                 for d, a in zip(dims, acc, strict=True)
@@ -247,15 +207,14 @@ def select_params_by_cv(
 ) -> tuple[dict, dict]:
     """The combination of ``grid`` values (every product, in order) with the best mean 1-NN
     accuracy over a stratified ``folds``-fold split of (``X``, ``y``) (a replication's training
-    part), the method fitted at ``dimension`` (capped by the features); ties go to the first
-    combination. Parameters named in ``relative`` take their values as factors of the mean
-    within-class distance of the whole of ``X`` (:func:`within_class_distance`), the same
-    absolute value in every fold. Deterministic: the folds are shuffled with ``seed``.
+    part; :func:`graphdr.evaluation.splits.stratified_kfold`), the method fitted at
+    ``dimension`` (capped by the features); ties go to the first combination. Parameters named
+    in ``relative`` take their values as factors of the mean within-class distance of the whole
+    of ``X`` (:func:`within_class_distance`), the same absolute value in every fold.
+    Deterministic: the folds are shuffled with ``seed``.
 
     Returns ``(params, factors)``: the chosen constructor values and the chosen grid values.
     """
-    from sklearn.model_selection import StratifiedKFold
-
     unknown = set(relative) - set(grid)
     if unknown:
         raise ValueError(f"relative names {sorted(unknown)} are not in the cv grid {list(grid)}.")
@@ -267,7 +226,7 @@ def select_params_by_cv(
         )
     unit = within_class_distance(X, y) if relative else 1.0
     d = min(int(dimension), X.shape[1])
-    split = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(X, y))
+    split = stratified_kfold(y, folds, random_state=seed)
     names = list(grid)
     combos = list(itertools.product(*(grid[k] for k in names)))
     best, best_score = None, -np.inf

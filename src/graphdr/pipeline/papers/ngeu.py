@@ -29,11 +29,15 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from graphdr.datasets._load import stratified_indices
 from graphdr.datasets.prepared import load_npz
 from graphdr.evaluation.classifiers import make_classifier
 from graphdr.evaluation.metrics import accuracy
 from graphdr.evaluation.selection import score_dimensions
+from graphdr.evaluation.splits import (
+    per_class_ordered_split,
+    sequential_stratified_split,
+    stratified_kfold_validation,
+)
 from graphdr.kernels import reuse_kernels
 from graphdr.methods.registry import make_estimator
 from graphdr.pipeline import io
@@ -80,30 +84,21 @@ def split_variant(name: str) -> tuple[str, str]:
 # ---- splits ----------------------------------------------------------------------------------
 
 
-def _take_stratified(y, pool, n, seed, part="part"):
-    """``n`` indices of ``pool`` (a stratified seeded draw; all of it when n is None or its
-    size). More than the pool holds is an error, not a smaller part."""
-    if n is not None and n > pool.size:
-        raise ValueError(
-            f"the {part} part asks for {n} samples, but only {pool.size} remain to draw from; "
-            "lower the split's counts."
-        )
-    if n is None or n == pool.size:
-        return np.sort(pool)
-    return np.sort(pool[stratified_indices(y[pool], int(n), seed)])
-
-
 def split_indices(y: np.ndarray, spec: Mapping, predefined: Mapping | None = None) -> list[dict]:
-    """Folds ``[{"train": idx, "val": idx, "test": idx}, ...]`` of a task's split spec.
+    """Folds ``[{"train": idx, "val": idx, "test": idx}, ...]`` of a task's split spec: the spec
+    read into the splits of :mod:`graphdr.evaluation.splits`.
 
     * ``kind: ordered`` (COIL20): per class, in file order, the first ``train`` samples train,
-      the next ``val`` validate, the next ``test`` (null: all the rest) test.
+      the next ``val`` validate, the next ``test`` (null: all the rest) test
+      (:func:`~graphdr.evaluation.splits.per_class_ordered_split`).
     * ``kind: stratified`` (MNIST, USPS): seeded stratified draws of ``train``, then ``val``,
       then ``test`` samples (disjoint) from the ``pool`` (a predefined part such as USPS's
       "train", or every sample); ``test: predefined`` takes the predefined "test" part instead,
-      ``test_size`` then optionally subsamples it.
+      ``test_size`` then optionally subsamples it
+      (:func:`~graphdr.evaluation.splits.sequential_stratified_split`).
     * ``kind: cv`` (AWGN-MNIST): the ``first`` samples of the file, stratified ``folds``-fold CV
-      (seeded); in each training fold a stratified fraction ``val`` validates.
+      (seeded); in each training fold a stratified fraction ``val`` validates
+      (:func:`~graphdr.evaluation.splits.stratified_kfold_validation`).
 
     ``draws: n`` (stratified) or ``repeats: n`` (cv) repeats the split with the seeds ``seed``,
     ``seed + 1``, ..., ``seed + n - 1`` (folds in that order); a stratified split with
@@ -112,65 +107,43 @@ def split_indices(y: np.ndarray, spec: Mapping, predefined: Mapping | None = Non
     y = np.asarray(y)
     kind, seed = spec["kind"], int(spec.get("seed", 0))
     if kind == "ordered":
-        parts = {"train": [], "val": [], "test": []}
-        a, b = int(spec["train"]), int(spec["train"]) + int(spec["val"])
-        end = None if spec.get("test") is None else b + int(spec["test"])
-        smallest = int(np.bincount(np.unique(y, return_inverse=True)[1]).min())
-        if smallest < (b + 1 if end is None else end):
-            raise ValueError(
-                f"an ordered split of train {spec['train']} + val {spec['val']} + test "
-                f"{spec.get('test')} per class needs {b + 1 if end is None else end} samples "
-                f"per class, but the smallest class has {smallest}; lower the counts (a class "
-                "cut short would test on fewer samples than asked)."
-            )
-        for code in np.unique(y):
-            rows = np.flatnonzero(y == code)
-            parts["train"].append(rows[:a])
-            parts["val"].append(rows[a:b])
-            parts["test"].append(rows[b:end])
-        return [{k: np.sort(np.concatenate(v)) for k, v in parts.items()}]
+        test = spec.get("test")
+        counts = {
+            "train": int(spec["train"]),
+            "val": int(spec["val"]),
+            "test": None if test is None else int(test),
+        }
+        return [per_class_ordered_split(y, counts)]
     # the schema fills both defaults (1): the kind decides which one counts
     draws = int(spec.get("repeats" if kind == "cv" else "draws", 1))
     if draws < 1:
         raise ValueError(f"draws / repeats must be at least 1, got {draws}.")
-    if draws > 1 and kind in ("stratified", "cv"):
-        # repeated seeded splits (seeds seed, seed + 1, ...): the spread over draws is the
-        # noise a claimed gain is tested against (Wilcoxon over draws, docs/ngeu.md)
-        one = {k: v for k, v in spec.items() if k not in ("draws", "repeats")}
-        folds = []
-        for i in range(draws):
-            part = one | {"seed": seed + i}
-            if kind == "stratified" and spec.get("fixed_train"):
-                part["train_seed"] = seed
-            folds += split_indices(y, part, predefined)
-        return folds
+    # repeated seeded splits (seeds seed, seed + 1, ...): the spread over draws is the noise a
+    # claimed gain is tested against (Wilcoxon over draws, docs/ngeu.md)
     if kind == "stratified":
         pool_name = spec.get("pool")
-        pool = np.arange(y.size) if pool_name is None else np.asarray(predefined[pool_name])
+        pool = None if pool_name is None else np.asarray(predefined[pool_name])
+        from_test_part = spec.get("test") == "predefined"
         # fixed_train: every draw trains on the same seeded draw and re-draws the validation
         # part only (USPS: the paper fixes the training images, not the validation ones)
-        train = _take_stratified(y, pool, spec["train"], int(spec.get("train_seed", seed)), "train")
-        rest = np.setdiff1d(pool, train)
-        val = _take_stratified(y, rest, spec["val"], seed, "val")
-        if spec.get("test") == "predefined":
-            test = _take_stratified(
-                y, np.asarray(predefined["test"]), spec.get("test_size"), seed, "test"
+        return [
+            sequential_stratified_split(
+                y,
+                spec["train"],
+                spec["val"],
+                spec.get("test_size") if from_test_part else spec.get("test"),
+                random_state=seed + i,
+                pool=pool,
+                test_pool=np.asarray(predefined["test"]) if from_test_part else None,
+                train_random_state=seed if spec.get("fixed_train") else None,
             )
-        else:
-            test = _take_stratified(y, np.setdiff1d(rest, val), spec.get("test"), seed, "test")
-        return [{"train": train, "val": val, "test": test}]
+            for i in range(draws)
+        ]
     if kind == "cv":
-        from sklearn.model_selection import StratifiedKFold, train_test_split
-
-        first = np.arange(min(int(spec.get("first") or y.size), y.size))
-        folds = []
-        cv = StratifiedKFold(int(spec["folds"]), shuffle=True, random_state=seed)
-        for learn, test in cv.split(first, y[first]):
-            train, val = train_test_split(
-                first[learn], test_size=float(spec["val"]), stratify=y[learn], random_state=seed
-            )
-            folds.append({"train": np.sort(train), "val": np.sort(val), "test": first[test]})
-        return folds
+        first = min(int(spec.get("first") or y.size), y.size)
+        return stratified_kfold_validation(
+            y[:first], int(spec["folds"]), float(spec["val"]), random_state=seed, n_repeats=draws
+        )
     raise ValueError(f"split kind must be 'ordered', 'stratified' or 'cv', got {kind!r}.")
 
 

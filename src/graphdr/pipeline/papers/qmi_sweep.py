@@ -7,7 +7,9 @@ reads its directions from that one decomposition; KLPP adds its own r x r genera
 eigenproblem (its graph is not a function of the kernel's eigenvectors), the only second
 decomposition. Linear methods (LQMI, LDA, PCA, supervised LPP) are fitted as they are (D x D
 problems). Every classifier then scores every requested dimension of each embedding, which is
-fitted once at its largest dimension (smaller dimensions are leading columns).
+fitted once at its largest dimension (smaller dimensions are leading columns): the scorers of
+:mod:`graphdr.evaluation.dimensions`, and CKFD's own fusion-distance rule (:func:`fusion_errors`).
+The folds are :func:`graphdr.evaluation.splits.stratified_kfold`'s (``repeats`` x ``folds``).
 
 The equality of the shared path with each estimator fitted alone is tested
 (``tests/test_papers_qmi.py``).
@@ -16,17 +18,21 @@ The equality of the shared path with each estimator fitted alone is tested
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import scipy.linalg
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.svm import SVC
 
 from graphdr.datasets.prepared import load_npz
+from graphdr.evaluation.dimensions import (
+    knn_error_by_dimension,
+    knn_vote,
+    ncc_error_by_dimension,
+    svm_error_by_dimension,
+)
+from graphdr.evaluation.splits import stratified_kfold
 from graphdr.graphs import LPPGraph, kernel_sq_distances
 from graphdr.kernels import center_kernel_test, center_kernel_train, pairwise_kernel
 from graphdr.methods.discriminant import class_mean_kernels
@@ -58,8 +64,6 @@ __all__ = [  # the protocol (methods, defaults, scaling rules) is qmi_protocol's
     "SharedKernelFold",
     "dimension_grid",
     "fold_errors",
-    "knn_errors",
-    "ncc_errors",
     "run_sweep",
     "scale_columns",
     "scale_features",
@@ -281,36 +285,6 @@ def dimension_grid(max_dim: int, dense: int, step: float = 1.5) -> list[int]:
     return dims
 
 
-def ncc_errors(Z_train, y_train, Z_test, y_test, dims) -> np.ndarray:
-    """Nearest class centroid error for the leading ``d`` columns, each d in ``dims`` (ties:
-    the first class, as scikit-learn's ``NearestCentroid``)."""
-    classes, codes = np.unique(y_train, return_inverse=True)
-    means = np.stack([Z_train[codes == c].mean(axis=0) for c in range(classes.size)])
-    d2 = np.cumsum((Z_test[:, None, :] - means[None, :, :]) ** 2, axis=2)
-    return np.array([np.mean(classes[np.argmin(d2[:, :, d - 1], axis=1)] != y_test) for d in dims])
-
-
-def knn_errors(Z_train, y_train, Z_test, y_test, dims, k: int = 3) -> np.ndarray:
-    """k-NN error (uniform vote, ties to the smallest class label as scikit-learn's) for the
-    leading ``d`` columns; squared distances are accumulated column by column."""
-    classes, codes = np.unique(y_train, return_inverse=True)
-    wanted = set(dims)
-    d2 = np.zeros((Z_test.shape[0], Z_train.shape[0]))
-    out = {}
-    for j in range(max(dims)):
-        d2 += (Z_test[:, j, None] - Z_train[None, :, j]) ** 2
-        if j + 1 in wanted:
-            out[j + 1] = np.mean(classes[_vote(d2, codes, k, classes.size)] != y_test)
-    return np.array([out[d] for d in dims])
-
-
-def _vote(d2, codes, k, n_classes) -> np.ndarray:
-    near = np.argpartition(d2, k - 1, axis=1)[:, :k] if d2.shape[1] > k else np.argsort(d2)[:, :k]
-    votes = np.zeros((d2.shape[0], n_classes), dtype=np.intp)
-    np.add.at(votes, (np.arange(d2.shape[0])[:, None], codes[near]), 1)
-    return np.argmax(votes, axis=1)
-
-
 def fusion_errors(emb: Embedding, y_train, y_test, dims, rule: str, theta: float, k: int = 3):
     """CKFD's own rule: nearest centroid / k-NN with the fusion distance (Yang et al.)."""
     classes, codes = np.unique(y_train, return_inverse=True)
@@ -323,35 +297,9 @@ def fusion_errors(emb: Embedding, y_train, y_test, dims, rule: str, theta: float
             pred = np.argmin(g, axis=1)
         else:
             g = fusion_distances(emb.test[:, :d], emb.train[:, :d], kinds, theta)
-            pred = _vote(g, codes, k, classes.size)
+            pred = knn_vote(g, codes, k, classes.size)
         errors.append(np.mean(classes[pred] != y_test))
     return np.array(errors)
-
-
-#: libsvm iterations per binary problem. libsvm stops at its tolerance otherwise, but with
-#: C = 100 a few (dimension, fold) problems never get there (vowel, KLPP features, linear
-#: kernel: minutes without converging); capped fits are counted in the sweep's record.
-SVM_MAX_ITER = 200_000
-
-
-def svm_errors(Z_train, y_train, Z_test, y_test, dims, kernel: str, C: float, gamma: float):
-    """libsvm (scikit-learn ``SVC``) error for each leading dimension in ``dims``, and the
-    number of those fits that stopped at :data:`SVM_MAX_ITER`."""
-    errors, capped = [], 0
-    for d in dims:
-        svm = SVC(
-            kernel=kernel,
-            C=C,
-            gamma=gamma if kernel == "rbf" else "scale",
-            cache_size=500,
-            max_iter=SVM_MAX_ITER,
-        )
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ConvergenceWarning)
-            svm.fit(Z_train[:, :d], y_train)
-        capped += any(issubclass(w.category, ConvergenceWarning) for w in caught)
-        errors.append(np.mean(svm.predict(Z_test[:, :d]) != y_test))
-    return np.array(errors), capped
 
 
 # --------------------------------------------------------------------------------------------
@@ -493,38 +441,15 @@ def _errors(method, emb, clf, y_train, y_test, dims, cfg):
     if method == "CKFD" and clf in ("ncc", "knn") and cfg.get("ckfd_fusion", True):
         return fusion_errors(emb, y_train, y_test, dims, clf, cfg["ckfd_theta"], cfg["k"])
     if clf == "ncc":
-        return ncc_errors(Z_tr, y_train, Z_te, y_test, dims)
+        return ncc_error_by_dimension(Z_tr, y_train, Z_te, y_test, dims)
     if clf == "knn":
-        return knn_errors(Z_tr, y_train, Z_te, y_test, dims, cfg["k"])
+        return knn_error_by_dimension(Z_tr, y_train, Z_te, y_test, dims, cfg["k"])
     if clf in ("linear_svm", "rbf_svm"):
         kernel = "linear" if clf == "linear_svm" else "rbf"
-        return svm_errors(Z_tr, y_train, Z_te, y_test, dims, kernel, cfg["svm_C"], cfg["svm_gamma"])
+        return svm_error_by_dimension(
+            Z_tr, y_train, Z_te, y_test, dims, kernel, cfg["svm_C"], cfg["svm_gamma"]
+        )
     raise ValueError(f"unknown classifier {clf!r}: expected one of {CLASSIFIERS}.")
-
-
-def stratified_folds(y, n_folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Stratified, shuffled k-fold (scikit-learn's ``StratifiedKFold``), (train, test) pairs.
-
-    A class smaller than ``n_folds`` is spread over as many folds as it has samples (scikit-learn
-    warns; the protocol keeps 10 folds rather than shrinking it for every dataset).
-    """
-    import warnings
-
-    from sklearn.model_selection import StratifiedKFold
-
-    skf = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="The least populated class", category=UserWarning)
-        return list(skf.split(np.zeros(len(y)), y))
-
-
-def repeated_folds(y, cfg: Mapping) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``repeats`` stratified k-fold partitions, seeds ``seed, seed + 1, ...``, concatenated:
-    split ``r * folds + i`` is fold i of repeat r."""
-    out = []
-    for r in range(int(cfg.get("repeats", 1))):
-        out += stratified_folds(y, int(cfg["folds"]), int(cfg["seed"]) + r)
-    return out
 
 
 def sweep_dataset(X, y, cfg: Mapping, folds: Sequence | None = None):
@@ -534,7 +459,9 @@ def sweep_dataset(X, y, cfg: Mapping, folds: Sequence | None = None):
     The record holds the decomposition and capped-SVM counts and the measured seconds (wall and
     CPU of this process) per split.
     """
-    folds = folds or repeated_folds(y, cfg)
+    folds = folds or stratified_kfold(
+        y, int(cfg["folds"]), n_repeats=int(cfg.get("repeats", 1)), random_state=int(cfg["seed"])
+    )
     frames, n_dec, capped, seconds, cpu, angles, pieces, ranks = [], 0, 0, [], [], {}, [], []
     for i, (tr, te) in enumerate(folds):
         start, start_cpu = time.perf_counter(), time.process_time()

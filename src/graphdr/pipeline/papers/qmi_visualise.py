@@ -1,9 +1,11 @@
 """Paper 001 (QMI), Figures 1-4: 2-D projections by the kernel and the linear methods.
 
 Each method is fitted on a stratified half of a dataset and the other half projected to 2-D;
-the class separability of each projection is its leave-one-out 1-NN error, over
-:data:`VISUAL_SPLITS` halves (split 0 is the one drawn). The compute half of the figures: the
-tables and claims of paper 001 are :mod:`~graphdr.pipeline.papers.qmi`'s.
+the class separability of each projection is its leave-one-out 1-NN error
+(:func:`graphdr.evaluation.dimensions.loo_one_nn_error`), over :data:`VISUAL_SPLITS` halves
+(:func:`graphdr.evaluation.splits.stratified_halves`; split 0 is the one drawn). The compute
+half of the figures: the tables and claims of paper 001 are
+:mod:`~graphdr.pipeline.papers.qmi`'s.
 """
 
 from __future__ import annotations
@@ -15,10 +17,12 @@ import pandas as pd
 
 from graphdr import reporting
 from graphdr.datasets.prepared import load_npz
+from graphdr.evaluation.dimensions import loo_one_nn_error
+from graphdr.evaluation.splits import stratified_halves
 from graphdr.pipeline import io
 from graphdr.pipeline.papers.qmi_protocol import protocol
 
-__all__ = ["VISUAL_SPLITS", "loo_1nn_error", "visual_projections", "visual_splits", "visualise"]
+__all__ = ["VISUAL_SPLITS", "visual_projections", "visualise"]
 
 
 def _visual_estimators(n_classes: int, cfg: Mapping) -> dict:
@@ -51,22 +55,6 @@ VISUAL_NAMES = {"LPP (supervised)": "LPP", "LPP": "LPP_unsup"}
 VISUAL_SPLITS = 10
 
 
-def loo_1nn_error(Z: np.ndarray, y: np.ndarray) -> float:
-    """Leave-one-out 1-NN error of the points ``Z`` among themselves (ties: the lower index): the
-    class separability of a 2-D projection, one number per projection."""
-    d2 = ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(axis=-1)
-    np.fill_diagonal(d2, np.inf)
-    return float(np.mean(y[np.argmin(d2, axis=1)] != y))
-
-
-def visual_splits(y, n_splits: int = VISUAL_SPLITS, seed: int = 0):
-    """Stratified halves (scikit-learn ``StratifiedShuffleSplit``, test size 1/2)."""
-    from sklearn.model_selection import StratifiedShuffleSplit
-
-    sss = StratifiedShuffleSplit(n_splits=n_splits, test_size=0.5, random_state=seed)
-    return list(sss.split(np.zeros(len(y)), y))
-
-
 def visual_projections(X, y, cfg: Mapping, train, test) -> dict:
     """{group: {label: held-out 2-D projection}}: every method of Figures 1-4 fitted on the
     training half (features scaled, PCA step of the linear methods, on that half only)."""
@@ -96,13 +84,13 @@ def visualise(prepared, cfg: Mapping, *, title: str, kernel_stem, linear_stem, s
     ds = load_npz(prepared)
     cfg = protocol(cfg)
     rows, drawn = [], None
-    for split, (train, test) in enumerate(visual_splits(ds.y)):
+    for split, (train, test) in enumerate(stratified_halves(ds.y, VISUAL_SPLITS, random_state=0)):
         proj = visual_projections(ds.X, ds.y, cfg, train, test)
         if split == 0:
             drawn = (proj, ds.y[test])
         for group in proj.values():
             for name, Z in group.items():
-                err = loo_1nn_error(Z, ds.y[test])
+                err = loo_one_nn_error(Z, ds.y[test])
                 rows.append((ds.name, VISUAL_NAMES.get(name, name), split, 100.0 * err))
     frame = pd.DataFrame(rows, columns=["dataset", "method", "split", "loo_1nn_error"])
     if scores is not None:
