@@ -10,6 +10,7 @@ from graphdr.solvers import (
     flip_signs,
     lower_symmetric_product,
     numerical_rank,
+    principal_angles_gesvd,
 )
 
 
@@ -134,3 +135,18 @@ def test_lower_symmetric_product_reads_only_the_strict_lower_triangle_and_diag(n
     B = rng.standard_normal((n, 7))
     out = lower_symmetric_product(K, S.diagonal().copy(), B)
     np.testing.assert_allclose(out, S @ B, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("ka", "kb", "rotate"), [(5, 5, 0.0), (7, 4, 1e-9), (3, 6, 0.3), (6, 6, 1.2)]
+)
+def test_principal_angles_by_gesvd_equal_scipys_subspace_angles(ka, kb, rotate):
+    """Independent reference: scipy.linalg.subspace_angles (gesdd); tiny, medium and large
+    angles, unequal widths, and spans that overlap (rotate = 0: the same span)."""
+    rng = np.random.default_rng(ka * 10 + kb)
+    A = rng.standard_normal((60, ka))
+    B = A[:, :kb] @ rng.standard_normal((kb, kb)) if kb <= ka else rng.standard_normal((60, kb))
+    B = B + rotate * rng.standard_normal(B.shape)
+    np.testing.assert_allclose(
+        principal_angles_gesvd(A, B), scipy.linalg.subspace_angles(A, B), atol=1e-12
+    )

@@ -239,3 +239,27 @@ class SharedCholesky:
         """``K`` again (lower triangle and diagonal bitwise as before; upper = lower^T)."""
         _mirror_lower(self.K, self.diag)
         return self.K
+
+
+def principal_angles_gesvd(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Principal angles (radians, descending) between the column spans of ``A`` and ``B``, by
+    the algorithm of ``scipy.linalg.subspace_angles`` (Knyazev & Argentati 2002: cosines for the
+    large angles, sines for the small ones) with the QR-iteration SVD (``gesvd``) throughout."""
+
+    def svd(M, vectors=False):
+        return scipy.linalg.svd(
+            M, full_matrices=False, compute_uv=vectors, lapack_driver="gesvd", check_finite=False
+        )
+
+    def orth(M):
+        u, s, _ = svd(M, vectors=True)
+        tol = max(M.shape) * np.finfo(float).eps * (s[0] if s.size else 0.0)
+        return u[:, : int(np.sum(s > tol))]
+
+    QA, QB = orth(np.asarray(A, dtype=float)), orth(np.asarray(B, dtype=float))
+    cross = QA.T @ QB
+    sigma = svd(cross)
+    rest = QB - QA @ cross if QA.shape[1] >= QB.shape[1] else QA - QB @ cross.T
+    mask = sigma**2 >= 0.5
+    sines = np.arcsin(np.clip(svd(rest), -1.0, 1.0)) if mask.any() else 0.0
+    return np.where(mask, sines, np.arccos(np.clip(sigma[::-1], -1.0, 1.0)))

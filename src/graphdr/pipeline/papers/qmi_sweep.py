@@ -57,7 +57,7 @@ from graphdr.pipeline.papers.qmi_protocol import (
     LINEAR_METHODS,
     protocol,
 )
-from graphdr.solvers import column_signs, flip_signs
+from graphdr.solvers import column_signs, flip_signs, principal_angles_gesvd
 
 __all__ = [  # the protocol (methods, defaults, scaling rules) is qmi_protocol's
     "Embedding",
@@ -388,7 +388,8 @@ def subspace_angle_deg(A: np.ndarray, B: np.ndarray) -> float:
 
     LAPACK's divide-and-conquer SVD (``gesdd``, scipy's default) can fail to converge on a
     finite, well-conditioned matrix (ORL's 360 x 39 KQMI training embedding of one fold, full
-    run of 2026-11-27); the angles are then computed by :func:`principal_angles_gesvd`.
+    run of 2026-11-27); the angles are then computed by
+    :func:`graphdr.solvers.principal_angles_gesvd`.
     """
     from scipy.linalg import subspace_angles
 
@@ -400,31 +401,6 @@ def subspace_angle_deg(A: np.ndarray, B: np.ndarray) -> float:
     except np.linalg.LinAlgError:
         angles = principal_angles_gesvd(A[:, :k], B[:, :k])
     return float(np.degrees(angles.max()))
-
-
-def principal_angles_gesvd(A: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Principal angles (radians, descending) between the column spans of ``A`` and ``B``, by
-    the algorithm of ``scipy.linalg.subspace_angles`` (Knyazev & Argentati 2002: cosines for the
-    large angles, sines for the small ones) with the QR-iteration SVD (``gesvd``) throughout."""
-    import scipy.linalg
-
-    def svd(M, vectors=False):
-        return scipy.linalg.svd(
-            M, full_matrices=False, compute_uv=vectors, lapack_driver="gesvd", check_finite=False
-        )
-
-    def orth(M):
-        u, s, _ = svd(M, vectors=True)
-        tol = max(M.shape) * np.finfo(float).eps * (s[0] if s.size else 0.0)
-        return u[:, : int(np.sum(s > tol))]
-
-    QA, QB = orth(np.asarray(A, dtype=float)), orth(np.asarray(B, dtype=float))
-    cross = QA.T @ QB
-    sigma = svd(cross)
-    rest = QB - QA @ cross if QA.shape[1] >= QB.shape[1] else QA - QB @ cross.T
-    mask = sigma**2 >= 0.5
-    sines = np.arcsin(np.clip(svd(rest), -1.0, 1.0)) if mask.any() else 0.0
-    return np.where(mask, sines, np.arccos(np.clip(sigma[::-1], -1.0, 1.0)))
 
 
 def equivalence_angles(embeddings: Mapping) -> dict[str, float]:
