@@ -523,3 +523,38 @@ def test_kda_ge_and_papers_002_kda_agree_on_training_data_as_reg_vanishes(path):
     assert ours.solver_path_ == path
     loose = KDA(gamma=0.3, reg=10.0, scatter="within", eigen_solver="full")
     assert max_angle(centred_projections(ours), centred_projections(loose)) > 0.1
+
+
+def test_estimators_of_one_reuse_block_share_the_centred_kernels_decomposition():
+    """Inside graphdr.kernels.reuse_kernels the full eigendecomposition of a centred kernel is
+    computed once: KMFA's fit keeps it, KDA (full path) and KPCA on the same kernel read it
+    (KPCA takes its leading pairs from it instead of a subset decomposition). Each result must
+    equal the estimator fitted alone, outside any block, and the decomposition must be counted
+    once (scipy.linalg.eigh calls on N x N matrices)."""
+    from unittest import mock
+
+    from graphdr.kernels import reuse_kernels
+
+    X, y = make_classification(
+        n_samples=90, n_features=6, n_informative=4, n_classes=3, n_clusters_per_class=2,
+        random_state=4,
+    )  # fmt: skip
+    models = {
+        "kmfa": lambda: KMFA_GE(n_components=4, kernel="rbf", gamma=0.2, k1=3, k2=6),
+        "kda": lambda: KDA_GE(n_components=2, kernel="rbf", gamma=0.2, path="full"),
+        "kpca": lambda: KPCA_GE(n_components=5, kernel="rbf", gamma=0.2),
+    }
+    alone = {name: make().fit(X, y).transform(X) for name, make in models.items()}
+    real_eigh, big = scipy.linalg.eigh, []
+
+    def counting_eigh(a, *args, **kwargs):
+        if np.shape(a)[0] == X.shape[0]:
+            big.append(kwargs.get("subset_by_index"))
+        return real_eigh(a, *args, **kwargs)
+
+    with reuse_kernels() as store, mock.patch("scipy.linalg.eigh", counting_eigh):
+        shared = {name: make().fit(X, y).transform(X) for name, make in models.items()}
+        assert store.hits >= 2  # the decomposition (and the kernel matrices) read again
+    assert big == [None]  # one N x N decomposition: KMFA's full one
+    for name in models:
+        assert_equal_up_to_sign(shared[name], alone[name], atol=1e-7)

@@ -208,15 +208,21 @@ class _KernelStore:
             self.hits += 1
         return value
 
-    def put(self, key, value: np.ndarray) -> None:
+    def put(self, key, value) -> None:
+        """Store ``value`` (an array, or a tuple of arrays: a decomposition) under ``key``."""
         self.misses += 1
-        if value.nbytes > self.max_bytes:
+        size = _nbytes(value)
+        if size > self.max_bytes:
             return
         self.entries[key] = value
-        self.nbytes += value.nbytes
+        self.nbytes += size
         while self.nbytes > self.max_bytes:
             _, old = self.entries.popitem(last=False)
-            self.nbytes -= old.nbytes
+            self.nbytes -= _nbytes(old)
+
+
+def _nbytes(value) -> int:
+    return sum(a.nbytes for a in value) if isinstance(value, tuple) else value.nbytes
 
 
 class _Unkeyable(Exception):
@@ -269,6 +275,24 @@ def reuse_kernels(max_bytes: int = 4 << 30):
         yield store
     finally:
         _REUSE.reset(token)
+
+
+def array_key(name: str, a: np.ndarray):
+    """The key of a value derived from the array ``a`` alone (its shape, dtype and a BLAKE2b
+    digest of its content), for :func:`reuse_store` entries other than kernel matrices."""
+    return _request_key(name, (a,), {})
+
+
+def reuse_store():
+    """The store of the innermost :func:`reuse_kernels` block (None outside one).
+
+    For results derived from a kernel matrix that several estimators of one block compute
+    again: :func:`graphdr.methods.graph_embedding.kernel_feature_map` keeps the eigen-
+    decomposition of a centred kernel there (key :func:`array_key`), so the KMFA, KDA and KPCA
+    fits of one fold and kernel setting decompose it once. Entries are shared: a caller copies
+    what it would modify.
+    """
+    return _REUSE.get()
 
 
 def reusable(function):

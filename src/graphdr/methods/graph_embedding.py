@@ -37,11 +37,13 @@ from graphdr.graphs import (
     make_graph,
 )
 from graphdr.kernels import (
+    array_key,
     center_kernel_test,
     center_kernel_train,
     check_kernel_health,
     pairwise_kernel,
     resolve_gamma,
+    reuse_store,
 )
 from graphdr.solvers import SharedCholesky, eigh_generalized, flip_signs, numerical_rank
 
@@ -123,20 +125,39 @@ def kernel_feature_map(Kc: np.ndarray, tol: float = DEFAULT_KERNEL_TOL, n_leadin
     ``alpha = U_r diag(1/root) w`` (``Kc alpha = Phi w``, ``alpha^T Kc alpha = w^T w``).
     Negative eigenvalues (a kernel that is not PSD) are dropped with a warning.
 
+    Inside :func:`graphdr.kernels.reuse_kernels` a full decomposition is kept in the block's
+    store, keyed by the content of ``Kc``: a later call on the same matrix (another estimator of
+    the same fold and kernel) reads it instead of decomposing again, and ``n_leading`` then
+    takes the leading pairs of the full decomposition (the same pairs to round-off).
+
     ``n_leading=k`` computes only the k largest eigenpairs (a subset ``eigh``, much cheaper than
     the full decomposition) for estimators whose solution lies in them (KPCA); the rank is then
     counted among those k, and the PSD warning, which needs the smallest eigenvalue, is skipped.
     """
     n = Kc.shape[0]
-    if n_leading is not None and n_leading < n:
+    if n_leading is not None and n_leading >= n:
+        n_leading = None
+    # inside graphdr.kernels.reuse_kernels, the full decomposition of a centred kernel is kept
+    # for the other estimators of the block that decompose the same matrix (paper 004's grids:
+    # KMFA, then KDA on the full path and KPCA, at one fold and kernel setting); KPCA reads its
+    # leading pairs from it instead of a subset decomposition of its own
+    store = reuse_store()
+    key = array_key("kernel_feature_map", Kc) if store is not None else None
+    full = store.get(key) if store is not None else None
+    if full is not None:
+        s, U = full  # ascending, as eigh returns them; shared: not modified below
+        if n_leading is not None:
+            s, U = s[n - n_leading :], U[:, n - n_leading :]
+    elif n_leading is not None:
         s, U = scipy.linalg.eigh(
             Kc, overwrite_a=True, check_finite=False, subset_by_index=(n - n_leading, n - 1)
         )
     else:
-        n_leading = None
         # syevd (divide and conquer): 1.19 s against syevr's 1.51 s at N = 2000 on one core
         # (2026-11-25; KMFA-NGEU's grid is a third of this call); 2 N^2 workspace
         s, U = scipy.linalg.eigh(Kc, overwrite_a=True, check_finite=False, driver="evd")
+        if store is not None:
+            store.put(key, (s, U))
     s, U = s[::-1], U[:, ::-1]
     top = s[0] if s.size else 0.0
     if top <= 0:
@@ -160,7 +181,7 @@ def kernel_feature_map(Kc: np.ndarray, tol: float = DEFAULT_KERNEL_TOL, n_leadin
             stacklevel=3,
         )
     r = int(np.count_nonzero(s > tol * top))  # s is sorted: the kept part is a prefix
-    return np.ascontiguousarray(U[:, :r]), np.sqrt(s[:r])
+    return np.array(U[:, :r], order="C"), np.sqrt(s[:r])  # a copy: U may be the store's
 
 
 def solve_graph_embedding(
