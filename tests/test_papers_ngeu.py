@@ -729,10 +729,41 @@ def test_select_task_shares_kernels_across_methods_and_changes_no_number(tmp_pat
     pd.testing.assert_frame_equal(
         pd.read_csv(paths[2]), pd.concat(samples, ignore_index=True), check_dtype=False
     )
-    assert json.loads(paths[1].read_text()) == costs
-    # and fold by fold without the store: the same frames
+    shared = json.loads(paths[1].read_text())
+    # the centred kernel's decomposition is shared too (graph_embedding.kernel_feature_map):
+    # KPCA reads its leading pairs from KMFA's full decomposition of the same matrix, one
+    # eigendecomposition fewer per fit (4 fits: 2 folds x 2 kernels); nothing else changes
+    for name in ("KPCA_GE", "KPCA_NGEU"):
+        assert shared[name]["fits"] == costs[name]["fits"] == 4
+        assert shared[name]["eigendecompositions"] == costs[name]["eigendecompositions"] - 4
+    assert {n: c for n, c in shared.items() if not n.startswith("KPCA")} == {
+        n: c for n, c in costs.items() if not n.startswith("KPCA")
+    }
+    # and fold by fold without the store: the same frames and costs as each method alone
     frames, _, no_reuse_costs = ngeu.run_methods(
         methods, grid, data.X, data.y, folds, nn, reuse=False
     )
     pd.testing.assert_frame_equal(pd.concat(frames, ignore_index=True)[scores.columns], scores)
     assert no_reuse_costs == costs
+
+
+def test_kernel_order_groups_grid_points_by_kernel_then_uncertainty_stably():
+    """The fold's grid points run grouped by kernel setting (first appearance order), then by
+    uncertainty scheme and width, each group keeping the methods' order."""
+    ge, ngeu_nn, ngeu_c = {}, {"uncertainty": "nn"}, {"uncertainty": "constant"}
+    lin, rbf = {"kernel": "linear"}, {"kernel": "rbf", "gamma": 0.5}
+    tasks = [
+        (ge, lin, "KMFA_GE", 0), (ge, rbf, "KMFA_GE", 1),
+        (ngeu_nn, lin | {"beta": 0.1}, "KMFA_NGEU", 0), (ngeu_nn, rbf | {"beta": 0.1}, "KMFA_NGEU", 1),
+        (ngeu_c, rbf | {"s0": 0.1}, "KMFA_NGEU_N", 0),
+        (ge, lin, "KDA_GE", 0), (ge, rbf, "KDA_GE", 1),
+        (ngeu_nn, rbf | {"beta": 0.1}, "KDA_NGEU", 1), (ngeu_nn, rbf | {"beta": 0.3}, "KDA_NGEU", 2),
+        ({}, {}, "LDA_GEU", 0),
+    ]  # fmt: skip
+    order = [(t[2], t[3]) for t in ngeu.kernel_order(tasks)]
+    assert order == [
+        ("KMFA_GE", 0), ("KDA_GE", 0), ("KMFA_NGEU", 0),  # linear
+        ("KMFA_GE", 1), ("KDA_GE", 1), ("KMFA_NGEU", 1), ("KDA_NGEU", 1),  # rbf: GE, beta 0.1
+        ("KMFA_NGEU_N", 0), ("KDA_NGEU", 2),  # rbf: s0 = 0.1, then beta = 0.3
+        ("LDA_GEU", 0),  # no kernel
+    ]  # fmt: skip

@@ -437,10 +437,14 @@ def _raw_classifier(name: str, point: Mapping, k: int, seed: int):
 
 
 class _MethodRun:
-    """One method's grid over the folds of a task, one fold at a time (:meth:`fold`): every
-    (fold, grid point, dimension) with its validation and test accuracy, the per-sample test
-    correctness of the selected models (:func:`_selections`), and the method's cost counters.
-    Fits of an earlier fold with the same training rows (a validation re-draw) are reused."""
+    """One method's grid over the folds of a task, one fold at a time: every (fold, grid point,
+    dimension) with its validation and test accuracy, the per-sample test correctness of the
+    selected models (:func:`_selections`), and the method's cost counters. Fits of an earlier
+    fold with the same training rows (a validation re-draw) are reused.
+
+    A fold is :meth:`start` (its grid points), :meth:`point` for each (in any order: the rows
+    are kept in grid order) and :meth:`finish`; :meth:`fold` runs them in grid order.
+    """
 
     def __init__(self, name, method, grid, X, y, nn, k, seed, logger=None):
         self.name, self.method, self.grid = name, method, grid
@@ -451,67 +455,85 @@ class _MethodRun:
         self.shared = {}  # (training rows, grid point) -> embeddings of an earlier fold's fit
 
     def fold(self, f: int, fold: Mapping) -> None:
-        name, method, grid, X, y, k = self.name, self.method, self.grid, self.X, self.y, self.k
-        cost, estimator = self.cost, method["estimator"]
-        tr, parts = fold["train"], {"val": fold["val"], "test": fold["test"]}
-        train_key = tr.tobytes()
-        if self.shared and next(iter(self.shared))[0] != train_key:
-            self.shared = {}  # keep only the current training set's fits
-        shared = self.shared
-        Xtr, ytr = X[tr], y[tr]
-        nn = self.nn
-        if method.get("uncertainty") == "nn_diagonal" and f"nn_diagonal{f}" not in nn:
-            nn = {**nn, f"nn_diagonal{f}": nn_sq_differences(Xtr)}  # (N, D): not in the stage
-        y_eval = {p: y[idx] for p, idx in parts.items()}
-        fold_rows = []
-        kept = {}  # grid point -> what predicts its test samples again (predictions or embedding)
-        for g, point in enumerate(method_grid(method, grid, Xtr)):
-            record = {"fold": f, "point": g} | point
-            if _family(method) == "raw":
-                clf = _raw_classifier(estimator, point, k, self.seed).fit(Xtr, ytr)
-                predictions = {p: clf.predict(X[idx]) for p, idx in parts.items()}
-                acc = {f"{p}_accuracy": accuracy(y_eval[p], predictions[p]) for p in parts}
-                fold_rows.append(record | {"dim": X.shape[1]} | acc)
-                kept[g] = predictions["test"]
-                cost["grid_cells"] += 1
-                continue
-            dims = _dimension_grid(method, grid, self.n_classes)
-            cost["grid_cells"] += len(dims)
-            # nested methods: one fit at the largest dimension serves every smaller one (the
-            # leading directions); the others (RSLDA, TRPCA: a d-dimensional optimum is not the
-            # leading part of a larger one) are fitted at each dimension
-            fits = [max(dims)] if method.get("nested", True) else dims
-            kept[g] = {}
-            for n_fit in fits:
-                if (train_key, g, n_fit) in shared:
-                    # same training rows as an earlier fold (a validation re-draw): same model
-                    model, Z_train = shared[(train_key, g, n_fit)]
-                else:
-                    with count_eigendecompositions() as counter:
-                        model = fit_grid_point(
-                            method, point, Xtr, ytr, _variance(method, point, nn, f), n_fit
-                        )
-                    cost["fits"] += 1
-                    cost["eigendecompositions"] += counter["n"]
-                    Z_train = model.transform(Xtr)
-                    shared[(train_key, g, n_fit)] = (model, Z_train)
-                Z_eval = {p: model.transform(X[idx]) for p, idx in parts.items()}
-                scored = dims if len(fits) == 1 else [n_fit]
-                # iterative baselines (RSLDA, TRPCA) run on an iteration budget: say if it ran out
-                done = {"converged": bool(model.converged_)} if hasattr(model, "converged_") else {}
-                for r in nested_scores(Z_train, ytr, Z_eval, y_eval, scored, k):
-                    fold_rows.append(record | done | r)
-                    kept[g][r["dim"]] = (Z_train, Z_eval["test"])
-                if self.logger is not None:
-                    self.logger.info("%s fold %d %s: %d dims", name, f, point, model.n_components_)
+        """The whole grid of fold ``f``, in grid order."""
+        for g, point in self.start(f, fold):
+            self.point(g, point)
+        self.finish()
 
-        chosen = _selections(pd.DataFrame(fold_rows).assign(method=name))
+    def start(self, f: int, fold: Mapping) -> list[tuple[int, dict]]:
+        """Begin fold ``f``: its training part, and the grid points ``[(g, point)]`` to run."""
+        tr = fold["train"]
+        self.f, self.parts = f, {"val": fold["val"], "test": fold["test"]}
+        self.train_key = tr.tobytes()
+        if self.shared and next(iter(self.shared))[0] != self.train_key:
+            self.shared = {}  # keep only the current training set's fits
+        self.Xtr, self.ytr = self.X[tr], self.y[tr]
+        self.fold_nn = self.nn
+        if self.method.get("uncertainty") == "nn_diagonal" and f"nn_diagonal{f}" not in self.nn:
+            # (N, D): not in the stage
+            self.fold_nn = {**self.nn, f"nn_diagonal{f}": nn_sq_differences(self.Xtr)}
+        self.y_eval = {p: self.y[idx] for p, idx in self.parts.items()}
+        self.fold_rows = {}  # grid point -> its rows
+        self.kept = {}  # grid point -> what predicts its test samples again
+        return list(enumerate(method_grid(self.method, self.grid, self.Xtr)))
+
+    def point(self, g: int, point: Mapping) -> None:
+        """Fit and score grid point ``g`` of the current fold."""
+        name, method, X, k, cost = self.name, self.method, self.X, self.k, self.cost
+        Xtr, ytr, parts, y_eval, shared = self.Xtr, self.ytr, self.parts, self.y_eval, self.shared
+        record = {"fold": self.f, "point": g} | point
+        rows = self.fold_rows[g] = []
+        if _family(method) == "raw":
+            clf = _raw_classifier(method["estimator"], point, k, self.seed).fit(Xtr, ytr)
+            predictions = {p: clf.predict(X[idx]) for p, idx in parts.items()}
+            acc = {f"{p}_accuracy": accuracy(y_eval[p], predictions[p]) for p in parts}
+            rows.append(record | {"dim": X.shape[1]} | acc)
+            self.kept[g] = predictions["test"]
+            cost["grid_cells"] += 1
+            return
+        dims = _dimension_grid(method, self.grid, self.n_classes)
+        cost["grid_cells"] += len(dims)
+        # nested methods: one fit at the largest dimension serves every smaller one (the
+        # leading directions); the others (RSLDA, TRPCA: a d-dimensional optimum is not the
+        # leading part of a larger one) are fitted at each dimension
+        fits = [max(dims)] if method.get("nested", True) else dims
+        kept = self.kept[g] = {}
+        for n_fit in fits:
+            if (self.train_key, g, n_fit) in shared:
+                # same training rows as an earlier fold (a validation re-draw): same model
+                model, Z_train = shared[(self.train_key, g, n_fit)]
+            else:
+                variance = _variance(method, point, self.fold_nn, self.f)
+                with count_eigendecompositions() as counter:
+                    model = fit_grid_point(method, point, Xtr, ytr, variance, n_fit)
+                cost["fits"] += 1
+                cost["eigendecompositions"] += counter["n"]
+                Z_train = model.transform(Xtr)
+                shared[(self.train_key, g, n_fit)] = (model, Z_train)
+            Z_eval = {p: model.transform(X[idx]) for p, idx in parts.items()}
+            scored = dims if len(fits) == 1 else [n_fit]
+            # iterative baselines (RSLDA, TRPCA) run on an iteration budget: say if it ran out
+            done = {"converged": bool(model.converged_)} if hasattr(model, "converged_") else {}
+            for r in nested_scores(Z_train, ytr, Z_eval, y_eval, scored, k):
+                rows.append(record | done | r)
+                kept[r["dim"]] = (Z_train, Z_eval["test"])
+            if self.logger is not None:
+                self.logger.info("%s fold %d %s: %d dims", name, self.f, point, model.n_components_)
+
+    def finish(self) -> None:
+        """End the current fold: its rows in grid order, the selected models' test samples."""
+        fold_rows = [r for g in sorted(self.fold_rows) for r in self.fold_rows[g]]
+        chosen = _selections(pd.DataFrame(fold_rows).assign(method=self.name))
         for variant, selected in chosen.items():
-            predicted = _predict_selected(kept[int(selected["point"])], selected, ytr, k)
-            self.samples.append(
-                _correct(name, f, variant, selected, predicted, parts["test"], y_eval["test"])
+            predicted = _predict_selected(
+                self.kept[int(selected["point"])], selected, self.ytr, self.k
             )
+            self.samples.append(
+                _correct(self.name, self.f, variant, selected, predicted, self.parts["test"],
+                         self.y_eval["test"])
+            )  # fmt: skip
         self.rows += fold_rows
+        del self.Xtr, self.ytr, self.fold_nn, self.kept, self.fold_rows
 
 
 def _method_rows(name, method, grid, X, y, folds, nn, k, seed, logger=None):
@@ -522,24 +544,69 @@ def _method_rows(name, method, grid, X, y, folds, nn, k, seed, logger=None):
     return run.rows, run.samples, run.cost
 
 
+#: grid-point keys that set a kernel matrix: the kernel, then the uncertainty width
+_KERNEL_KEYS = ("kernel", "gamma", "coef0")
+_UNCERTAINTY_KEYS = ("beta", "s0")
+
+
+def kernel_order(tasks: list[tuple]) -> list[tuple]:
+    """``tasks`` ``[(method, point, ...)]`` reordered so that the grid points asking for the same
+    kernel matrices run one after another: grouped by kernel setting, then by uncertainty
+    scheme and width, each group in the order of its first task (stable otherwise).
+
+    The kernel store of a fold (:func:`graphdr.kernels.reuse_kernels`) is bounded: run method by
+    method, the MNIST grid's 20 NGEU points of the first method filled it before the next method
+    asked for the same expected kernels (no reuse at all); in this order each matrix and its
+    eigendecomposition is used by every method that needs it while it is still kept.
+    """
+
+    def keys(task):
+        method, point = task[0], task[1]
+        kernel = tuple((k, point[k]) for k in _KERNEL_KEYS if k in point)
+        uncertainty = tuple((k, point[k]) for k in _UNCERTAINTY_KEYS if k in point)
+        return kernel, (method.get("uncertainty", "none"), uncertainty)
+
+    first_kernel, first_group = {}, {}
+    for task in tasks:
+        kernel, scheme = keys(task)
+        first_kernel.setdefault(kernel, len(first_kernel))
+        first_group.setdefault((kernel, scheme), len(first_group))
+
+    def rank(task):
+        kernel, scheme = keys(task)
+        return first_kernel[kernel], first_group[(kernel, scheme)]
+
+    return sorted(tasks, key=rank)
+
+
 def run_methods(methods, grid, X, y, folds, nn, *, k=1, seed=0, logger=None, reuse=True):
     """Every method's grid over the folds (:class:`_MethodRun`), fold by fold: ``(frames,
     per-sample frames, costs)``, the frames in method order.
 
     With ``reuse`` (the workflow's setting) each fold runs inside
-    :func:`graphdr.kernels.reuse_kernels`: the methods that ask for the same kernel matrix (KDA,
-    MFA and PCA graphs at one kernel setting and uncertainty width) get it computed once, and
-    the fold's matrices are forgotten with it. The numbers are the same either way (tested).
+    :func:`graphdr.kernels.reuse_kernels`, its grid points in :func:`kernel_order`: the methods
+    that ask for the same kernel matrix (KDA, MFA and PCA graphs at one kernel setting and
+    uncertainty width) get it, and its eigendecomposition, computed once, and the fold's
+    matrices are forgotten with it. The numbers are the same either way (tested), to the
+    round-off of KPCA's leading eigenpairs read from a full decomposition.
     """
     runs = {
         name: _MethodRun(name, method, grid, X, y, nn, k, seed, logger)
         for name, method in methods.items()
     }
     for f, fold in enumerate(folds):
-        with reuse_kernels(KERNEL_REUSE_BYTES) if reuse else contextlib.nullcontext() as store:
+        if not reuse:
             for run in runs.values():
                 run.fold(f, fold)
-        if logger is not None and store is not None:
+            continue
+        with reuse_kernels(KERNEL_REUSE_BYTES) as store:
+            tasks = [(run.method, point, run, g) for run in runs.values()
+                     for g, point in run.start(f, fold)]  # fmt: skip
+            for _, point, run, g in kernel_order(tasks):
+                run.point(g, point)
+            for run in runs.values():
+                run.finish()
+        if logger is not None:
             logger.info(
                 "fold %d: %d kernel matrices reused, %d computed", f, store.hits, store.misses
             )
