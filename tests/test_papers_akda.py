@@ -503,3 +503,33 @@ def test_pca_keeps_lda_dimension_capped_by_the_features():
     assert pca.fit(X, y).transform(X).shape == (260, 16)
     wide = {"n_samples": 260, "n_features": 64}
     assert akda._estimator("PCA", wide, reg=1e-3, seed=0, n_classes=26).n_components == 25
+
+
+def test_cross_validation_of_the_papers_kda_solves_with_the_subset_solver(monkeypatch):
+    """The search fits the paper's KDA (eigen_solver="full") with sygvx's C - 1 leading pairs:
+    the same eigenproblem, so the CV table equals the subset estimator's to round-off; only the
+    final, timed fit uses the full symmetric QR solve."""
+    from graphdr.methods import KDA
+
+    X, y = _tiny()
+    cv = {"folds": 2, "learn_fraction": 0.5, "gamma_factors": [0.5, 2.0], "reg": [1e-2, 1.0],
+          "C": [1.0]}  # fmt: skip
+    full = {"KDA": {"estimator": "KDA", "params": {"scatter": "within", "eigen_solver": "full"}}}
+    subset = {"KDA": {"estimator": "KDA", "params": {"scatter": "within"}}}
+    solvers, real_fit = [], KDA.fit
+
+    def spy(self, *args, **kwargs):
+        solvers.append(self.eigen_solver)
+        return real_fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(KDA, "fit", spy)
+    best, table = akda.cross_validate("KDA", X, y, cv=cv, reg=1e-3, seed=1, estimators=full)
+    assert solvers and set(solvers) == {"subset"}
+    best_subset, table_subset = akda.cross_validate(
+        "KDA", X, y, cv=cv, reg=1e-3, seed=1, estimators=subset
+    )
+    assert best == best_subset
+    np.testing.assert_allclose(table["map"], table_subset["map"], atol=1e-9)
+    solvers.clear()
+    model = akda._estimator("KDA", best, reg=1e-3, seed=0, estimators=full)
+    assert model.eigen_solver == "full"  # what _final_fit builds and times
