@@ -18,7 +18,9 @@ def _bench(path, s, rss, cpu, repeats=1):
 def test_costs_sum_jobs_per_rule_and_per_rule_file(tmp_path, capsys):
     rules = tmp_path / "rules"
     rules.mkdir()
-    (rules / "paper_akda.smk").write_text("rule akda_group:\n    input: 'a'\n\nrule akda_run:\n")
+    (rules / "paper_akda.smk").write_text(
+        "rule akda_run:\n    input: 'a'\n\n# rule in_a_comment:\nif True:\n\n    rule akda_group:\n"
+    )
     (rules / "datasets.smk").write_text("rule prepare_dataset:\n    output: 'x'\n")
     bench = tmp_path / "benchmarks"
     _bench(bench / "akda_group/usps/10Ex.tsv", 10.0, 300.0, 9.0)

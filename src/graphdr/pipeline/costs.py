@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pandas as pd
 
-_RULE = re.compile(r"^(?:rule|checkpoint)\s+(\w+)\s*:", re.MULTILINE)
+#: a rule definition, indented too (a rule inside an ``if`` or ``for`` block)
+_RULE = re.compile(r"^[ \t]*(?:rule|checkpoint)\s+(\w+)\s*:", re.MULTILINE)
 _COLUMNS = {"s": "wall_s", "max_rss": "max_rss_mb", "cpu_time": "cpu_s"}
 
 
