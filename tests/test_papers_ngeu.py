@@ -626,6 +626,18 @@ def test_validation_redraws_share_the_fits():
     scores = pd.DataFrame(rows)
     test = scores.groupby("dim")["test_accuracy"].nunique()
     assert (test == 1).all()  # same model, same test set: the same test accuracy per dim
+    # the task's loop (fold by fold, kernel order) shares them too
+    _, _, costs = ngeu.run_methods({"m": method}, grid, X, y, folds, nn)
+    assert costs["m"]["fits"] == 1
+    # fits are kept only for a next fold with the same training rows: after the last fold, or
+    # before one that trains on other rows, nothing is held (memory: a task's fits together)
+    assert ngeu._next_fold_same_training(folds, 0) and ngeu._next_fold_same_training(folds, 1)
+    assert not ngeu._next_fold_same_training(folds, 2)
+    run = ngeu._MethodRun("m", method, grid, X, y, nn, 1, 0)
+    run.fold(0, folds[0], keep_fits=False)
+    assert run.shared == {} and run.cost["fits"] == 1
+    run.fold(1, folds[1], keep_fits=True)
+    assert len(run.shared) == 1 and run.cost["fits"] == 2
 
 
 def test_grid_edges_flag_the_grid_ends():
