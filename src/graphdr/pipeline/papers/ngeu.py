@@ -576,17 +576,14 @@ def kernel_order(tasks: list[tuple]) -> list[tuple]:
         uncertainty = tuple((k, point[k]) for k in _UNCERTAINTY_KEYS if k in point)
         return kernel, (method.get("uncertainty", "none"), uncertainty)
 
+    keyed = [keys(task) for task in tasks]
     first_kernel, first_group = {}, {}
-    for task in tasks:
-        kernel, scheme = keys(task)
+    for kernel, scheme in keyed:
         first_kernel.setdefault(kernel, len(first_kernel))
         first_group.setdefault((kernel, scheme), len(first_group))
-
-    def rank(task):
-        kernel, scheme = keys(task)
-        return first_kernel[kernel], first_group[(kernel, scheme)]
-
-    return sorted(tasks, key=rank)
+    ranks = [(first_kernel[kernel], first_group[(kernel, scheme)]) for kernel, scheme in keyed]
+    order = sorted(range(len(tasks)), key=ranks.__getitem__)  # stable: ties keep task order
+    return [tasks[i] for i in order]
 
 
 def run_methods(methods, grid, X, y, folds, nn, *, k=1, seed=0, logger=None, reuse=True):
