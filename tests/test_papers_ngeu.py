@@ -638,6 +638,8 @@ def test_validation_redraws_share_the_fits():
     assert run.shared == {} and run.cost["fits"] == 1
     run.fold(1, folds[1], keep_fits=True)
     assert len(run.shared) == 1 and run.cost["fits"] == 2
+    run.fold(2, folds[2], keep_fits=False)  # reuses fold 1's fit, then lets it go
+    assert run.shared == {} and run.cost["fits"] == 2
 
 
 def test_grid_edges_flag_the_grid_ends():

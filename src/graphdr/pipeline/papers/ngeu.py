@@ -538,6 +538,8 @@ class _MethodRun:
                          self.y_eval["test"])
             )  # fmt: skip
         self.rows += fold_rows
+        if not self.keep_fits:  # the next fold trains on other rows: nothing to reuse
+            self.shared = {}
         del self.Xtr, self.ytr, self.fold_nn, self.kept, self.fold_rows
 
 
