@@ -217,3 +217,44 @@ def test_fallback_leaves_the_kernel_as_the_full_path_needs_it():
     assert alpha is None and "ill-conditioned" in why
     after = scipy.linalg.eigh(Kc)
     assert np.array_equal(before[0], after[0]) and np.array_equal(before[1], after[1])
+
+
+@pytest.mark.parametrize("solver", ["regularized", "positive"])
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+def test_mfa_penalty_factor_path_equals_the_dense_solve(solver, kernel, monkeypatch):
+    """MFA's penalty (marginal pairs: 4 classes x k2 = 8, at most 32 edges, against r = 100 or
+    239 directions) is solved from its incidence factor; the fitted embedding equals the dense
+    generalised solve's (the path switched off)."""
+    import graphdr.methods.graph_embedding as ge
+
+    X, y = _blobs(n=240, d=100, c=4)
+    make = lambda: KMFA_GE(kernel=kernel, n_components=6, k2=8, solver=solver)  # noqa: E731
+    calls = []
+    lowrank = ge.eigh_generalized_lowrank
+    monkeypatch.setattr(
+        ge, "eigh_generalized_lowrank", lambda *a, **k: calls.append(1) or lowrank(*a, **k)
+    )
+    fast = make().fit(X, y)
+    assert calls == [1]
+    monkeypatch.setattr(ge, "penalty_factor", lambda *a: None)
+    dense = make().fit(X, y)
+    assert calls == [1]
+    Zf, Zd = fast.transform(X), dense.transform(X)
+    assert np.degrees(scipy.linalg.subspace_angles(Zf, Zd).max()) < 1e-5
+    np.testing.assert_allclose(fast.eigenvalues_, dense.eigenvalues_, rtol=1e-7)
+    np.testing.assert_allclose(Zf, Zd, rtol=1e-6, atol=1e-8 * np.abs(Zd).max())
+
+
+def test_penalty_factor_only_for_few_edges():
+    """The factor is used when the penalty graph has at most half as many edges as directions."""
+    from graphdr.graphs import lda_graph, mfa_graph
+    from graphdr.methods.graph_embedding import penalty_factor
+
+    X, y = _blobs(n=240, d=100, c=4)
+    pen = mfa_graph(y, X, k2=8).penalty
+    Z = np.random.default_rng(0).standard_normal((240, 100))
+    F = penalty_factor(pen, Z)
+    np.testing.assert_allclose(F @ F.T, pen.quadratic(Z), rtol=1e-12, atol=1e-10)
+    assert penalty_factor(pen, Z[:, :20]) is None  # 32 edges > 10
+    assert penalty_factor(lda_graph(y).penalty, Z) is None  # no incidence
+    assert penalty_factor(None, Z) is None

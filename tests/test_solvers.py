@@ -7,6 +7,7 @@ import scipy.linalg
 from graphdr._validation import check_n_classes, check_n_components, check_positive_real
 from graphdr.solvers import (
     eigh_generalized,
+    eigh_generalized_lowrank,
     flip_signs,
     lower_symmetric_product,
     numerical_rank,
@@ -49,6 +50,37 @@ def test_range_variant_states_the_rank_when_too_many_components():
     A, B = _spd(rng, 8), _spd(rng, 8, rank=3)
     with pytest.raises(ValueError, match=r"n_components=5 is larger than the rank of B = 3"):
         eigh_generalized(A, B, 5, method="range")
+
+
+@pytest.mark.parametrize("method", ["regularized", "range"])
+@pytest.mark.parametrize("b_rank", [None, 9])
+def test_lowrank_A_solver_equals_the_dense_solver(method, b_rank):
+    """A = F F^T of rank m: the factored solve gives the dense solve's pairs (scipy's sygvx and
+    the range rule of eigh_generalized are the independent reference), with V^T B_reg V = I."""
+    rng = np.random.default_rng(7)
+    n, m, k = 14, 5, 4
+    F, B = rng.normal(size=(n, m)), _spd(rng, n, rank=b_rank)
+    reg = 1e-6
+    w, V = eigh_generalized_lowrank(F, B, k, method=method, reg=reg)
+    w_ref, V_ref = eigh_generalized(F @ F.T, B, k, largest=True, method=method, reg=reg)
+    np.testing.assert_allclose(w, w_ref, rtol=1e-8)
+    assert np.degrees(scipy.linalg.subspace_angles(V, V_ref).max()) < 1e-6
+    np.testing.assert_allclose(np.abs(V), np.abs(V_ref), rtol=1e-6, atol=1e-9)
+    if method == "regularized":
+        B_reg = B + reg * np.trace(B) / n * np.eye(n)
+        np.testing.assert_allclose(V.T @ B_reg @ V, np.eye(k), atol=1e-8)
+        np.testing.assert_allclose(F @ (F.T @ V), B_reg @ V * w, rtol=1e-7, atol=1e-7)
+
+
+def test_lowrank_A_solver_states_its_bounds():
+    rng = np.random.default_rng(8)
+    F, B = rng.normal(size=(8, 3)), _spd(rng, 8, rank=2)
+    with pytest.raises(ValueError, match=r"rank at most m = 3"):
+        eigh_generalized_lowrank(F, B, 4)
+    with pytest.raises(ValueError, match=r"n_components=3 is larger than the rank of B = 2"):
+        eigh_generalized_lowrank(F, B, 3, method="range")
+    with pytest.raises(ValueError, match="finite"):
+        eigh_generalized_lowrank(np.full((8, 3), np.nan), B, 1)
 
 
 def test_regularized_variant_handles_singular_B_without_nan():

@@ -126,6 +126,63 @@ def eigh_generalized(
     return w.copy(), flip_signs(V)
 
 
+def eigh_generalized_lowrank(
+    F: np.ndarray,
+    B: np.ndarray,
+    n_components: int,
+    *,
+    method: str = "regularized",
+    reg: float = 1e-8,
+    rtol: float = 1e-10,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The largest eigenpairs of ``A v = w B v`` for ``A = F F^T`` of low rank (``F``: n x m).
+
+    The same problem, regularisation and range rule as :func:`eigh_generalized` (``largest=True``)
+    with ``A = F @ F.T``, and the same conventions (``V^T B V = I``, descending ``w``, sign rule),
+    without the dense n x n eigendecomposition: every eigenvector with ``w > 0`` lies in the span
+    of ``B^-1 F``, so with ``B = R^T R`` (Cholesky; ``"range"``: ``T^T B T = I`` from the
+    eigendecomposition of ``B``) the pairs are ``w = s^2``, ``V = R^-1 P`` from the thin SVD
+    ``R^-T F = P S Q^T`` (n x m). Cost ``n^3 / 3 + n^2 m + n m^2`` instead of ``~3 n^3``
+    (``"range"``: one eigendecomposition instead of two). Our own code: LAPACK's generalised
+    drivers (``sygvx``) reduce and tridiagonalise the whole n x n problem whatever ``A``'s rank.
+    Used for MFA's penalty scatter (its marginal pairs: m <= classes x k2 edges).
+
+    ``n_components`` must be at most ``m`` (directions outside the span have ``w = 0``).
+    """
+    F = np.asarray(F, dtype=np.float64)
+    if F.ndim != 2 or not np.all(np.isfinite(F)):
+        raise ValueError(f"F must be a finite 2-D array, got shape {F.shape}.")
+    n, m = F.shape
+    B = _symmetrize(_check_square("B", B, n))
+    if not 1 <= int(n_components) <= min(n, m):
+        raise ValueError(
+            f"n_components={n_components} must be between 1 and min(n, m) = {min(n, m)}: "
+            f"A = F F^T has rank at most m = {m}, and its other eigenvalues are zero."
+        )
+    k = int(n_components)
+    if method == "regularized":
+        scale = np.trace(B) / n if n else 0.0
+        B.flat[:: n + 1] += reg * (scale if scale > 0 else 1.0)  # B is _symmetrize's copy
+        R = scipy.linalg.cholesky(B, lower=False, overwrite_a=True, check_finite=False)
+        H = scipy.linalg.solve_triangular(R, F, trans="T", check_finite=False)
+        P, s, _ = scipy.linalg.svd(H, full_matrices=False, lapack_driver="gesvd")
+        V = scipy.linalg.solve_triangular(R, P[:, :k], check_finite=False)
+    elif method == "range":
+        s_b, U = scipy.linalg.eigh(B)
+        keep = s_b > rtol * max(s_b.max(initial=0.0), 0.0) if s_b.size else np.zeros(0, bool)
+        rank = int(keep.sum())
+        if rank == 0:
+            raise ValueError("B is zero: the range variant has nothing to solve.")
+        if k > rank:
+            raise _too_many(k, rank, "B")
+        T = U[:, keep] / np.sqrt(s_b[keep])
+        P, s, _ = scipy.linalg.svd(T.T @ F, full_matrices=False, lapack_driver="gesvd")
+        V = T @ P[:, :k]
+    else:
+        raise ValueError(f"method must be 'regularized' or 'range', got {method!r}.")
+    return s[:k] ** 2, flip_signs(np.ascontiguousarray(V))
+
+
 def numerical_rank(S: np.ndarray, rtol: float = 1e-10) -> int:
     """Rank of a symmetric PSD matrix: eigenvalues above ``rtol * max``."""
     s = scipy.linalg.eigvalsh(_symmetrize(np.asarray(S)))
