@@ -62,6 +62,19 @@ def _too_many(n_components: int, rank: int, what: str) -> ValueError:
     )
 
 
+def _range_whitening(B: np.ndarray, rtol: float, n_components) -> np.ndarray:
+    """``T = U_r S_r^{-1/2}`` (``T^T B T = I``) on the range of ``B = U S U^T``: eigenvalues above
+    ``rtol * max``; raises when ``B`` is zero or ``n_components`` exceeds its rank."""
+    s, U = scipy.linalg.eigh(B)
+    keep = s > rtol * max(s.max(initial=0.0), 0.0) if s.size else np.zeros(0, bool)
+    rank = int(keep.sum())
+    if rank == 0:
+        raise ValueError("B is zero: the range variant has nothing to solve.")
+    if n_components is not None and n_components > rank:
+        raise _too_many(int(n_components), rank, "B")
+    return U[:, keep] / np.sqrt(s[keep])
+
+
 def eigh_generalized(
     A: np.ndarray,
     B: np.ndarray | None = None,
@@ -107,15 +120,8 @@ def eigh_generalized(
             lo, hi = _select(n, n_components, largest)
             w, V = scipy.linalg.eigh(A, B_reg, subset_by_index=(lo, hi), driver="gvx")
         elif method == "range":
-            s, U = scipy.linalg.eigh(B)
-            keep = s > rtol * max(s.max(initial=0.0), 0.0) if s.size else np.zeros(0, bool)
-            rank = int(keep.sum())
-            if rank == 0:
-                raise ValueError("B is zero: the range variant has nothing to solve.")
-            if n_components is not None and n_components > rank:
-                raise _too_many(int(n_components), rank, "B")
-            T = U[:, keep] / np.sqrt(s[keep])
-            lo, hi = _select(rank, n_components, largest)
+            T = _range_whitening(B, rtol, n_components)
+            lo, hi = _select(T.shape[1], n_components, largest)
             w, Uw = scipy.linalg.eigh(_symmetrize(T.T @ A @ T), subset_by_index=(lo, hi))
             V = T @ Uw
         else:
@@ -168,14 +174,7 @@ def eigh_generalized_lowrank(
         P, s, _ = scipy.linalg.svd(H, full_matrices=False, lapack_driver="gesvd")
         V = scipy.linalg.solve_triangular(R, P[:, :k], check_finite=False)
     elif method == "range":
-        s_b, U = scipy.linalg.eigh(B)
-        keep = s_b > rtol * max(s_b.max(initial=0.0), 0.0) if s_b.size else np.zeros(0, bool)
-        rank = int(keep.sum())
-        if rank == 0:
-            raise ValueError("B is zero: the range variant has nothing to solve.")
-        if k > rank:
-            raise _too_many(k, rank, "B")
-        T = U[:, keep] / np.sqrt(s_b[keep])
+        T = _range_whitening(B, rtol, k)
         P, s, _ = scipy.linalg.svd(T.T @ F, full_matrices=False, lapack_driver="gesvd")
         V = T @ P[:, :k]
     else:
