@@ -102,9 +102,7 @@ def _mfa_penalty_rows(n: int, d: int) -> list[dict]:
         {
             "factored": lambda: fit(True),
             "dense": lambda: fit(False),
-            "floor": lambda: scipy.linalg.eigh(
-                center_kernel_train(pairwise_kernel(X, gamma=gamma), copy=False)[0]
-            ),
+            "floor": lambda: _eigh_floor(X, gamma),
         },
         repeat=2,
     )
@@ -204,6 +202,12 @@ def _product_rows(n: int) -> list[dict]:
     ]
 
 
+def _eigh_floor(X, gamma):
+    """The full path's two unavoidable steps: the RBF kernel matrix and one full ``eigh`` of
+    the centred kernel."""
+    return scipy.linalg.eigh(center_kernel_train(pairwise_kernel(X, gamma=gamma), copy=False)[0])
+
+
 def _akda_floor(X, gamma):
     """AKDA's two unavoidable steps: the RBF kernel matrix and the Cholesky of K + reg I."""
     K = pairwise_kernel(X, gamma=gamma)
@@ -261,9 +265,7 @@ def _rows_for(n: int, d: int) -> list[dict]:
             "kda_ge": lambda: KDA_GE(kernel="rbf", gamma=gamma, path="full").fit(X, y),
             "kpca_ge": lambda: KPCA_GE(n_components=k, kernel="rbf", gamma=gamma).fit(X),
             "kpca_sklearn": lambda: kpca.fit(X),
-            "floor": lambda: scipy.linalg.eigh(
-                center_kernel_train(pairwise_kernel(X, gamma=gamma), copy=False)[0]
-            ),
+            "floor": lambda: _eigh_floor(X, gamma),
         },
         repeat=1 if n >= 4000 else 2,
     )

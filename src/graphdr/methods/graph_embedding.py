@@ -696,12 +696,12 @@ class _GEBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         """
         opts = self._solver_options()
         variance = fit_params.get("sample_variance")
-        if (
-            opts["solver"] == "regularized"
-            and is_class_graph(graph)
-            and (variance is None or not np.any(variance))
-            and set(fit_params) <= {"basis", "sample_variance"}  # else a subclass's own terms
-        ):
+        # the scatters are Z^T A Z themselves: no uncertainty term, no subclass's own terms
+        plain = (variance is None or not np.any(variance)) and set(fit_params) <= {
+            "basis",
+            "sample_variance",
+        }
+        if opts["solver"] == "regularized" and is_class_graph(graph) and plain:
             n_components = self._check_n_components(builder, Z, graph, None)
             s = np.einsum("ij,ij->j", Z, Z)  # Z^T Z is diagonal for the spans of data_span
             out = solve_class_graph_span(
@@ -712,10 +712,7 @@ class _GEBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         S_int, S_pen = self._scatters(Z, graph, **fit_params)
         n_components = self._check_n_components(builder, Z, graph, S_pen)
         largest = graph.meta.get("largest", builder.largest)
-        plain = (variance is None or not np.any(variance)) and set(fit_params) <= {
-            "basis",
-            "sample_variance",
-        }  # S_pen is Z^T B Z itself (no uncertainty term), so B's factor is S_pen's
+        # plain: S_pen is Z^T B Z itself, so B's factor is S_pen's
         factor = penalty_factor(graph.penalty, Z) if plain and not largest else None
         lam, W = solve_graph_embedding(
             S_int, S_pen, n_components, largest=largest, penalty_factor=factor, **opts
