@@ -9,7 +9,6 @@ from graphdr.solvers import (
     eigh_generalized,
     eigh_generalized_lowrank,
     flip_signs,
-    lower_symmetric_product,
     numerical_rank,
     principal_angles_gesvd,
 )
@@ -154,19 +153,6 @@ def test_check_positive_real_accepts_exactly_finite_reals_above_the_bound(value,
     bound = ">= 0" if allow_zero else "> 0"
     with pytest.raises(ValueError, match=f"tol must be a finite number {bound}, got"):
         check_positive_real("tol", value, allow_zero=allow_zero)
-
-
-@pytest.mark.parametrize("n", [1, 5, 64, 65, 130, 300])
-def test_lower_symmetric_product_reads_only_the_strict_lower_triangle_and_diag(n):
-    """Against numpy's product with the full symmetric matrix; garbage (NaN) above the diagonal
-    and on it proves neither is read, at sizes around the leaf size and odd splits."""
-    rng = np.random.default_rng(n)
-    A = rng.standard_normal((n, n))
-    S = A + A.T
-    K = np.tril(S, -1) + np.triu(np.full((n, n), np.nan))
-    B = rng.standard_normal((n, 7))
-    out = lower_symmetric_product(K, S.diagonal().copy(), B)
-    np.testing.assert_allclose(out, S @ B, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize(

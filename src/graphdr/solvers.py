@@ -212,52 +212,15 @@ def _mirror_lower(K, diag):  # pragma: no cover - compiled; tested against numpy
             K[i, j] = K[j, i]
 
 
-#: side of the diagonal blocks :func:`lower_symmetric_product` symmetrises in a copy
-SYMM_LEAF = 64
-
-
-def lower_symmetric_product(K: np.ndarray, diag: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """``S B`` for the symmetric ``S`` whose strict lower triangle is ``K``'s (C order) and whose
-    diagonal is ``diag``; ``K``'s upper triangle and diagonal are never read.
-
-    Recursive halving: the off-diagonal block ``R = S[mid:, :mid]`` of a diagonal block serves
-    ``R B`` and ``R^T B`` (two GEMMs on views of ``K``), the two halves recurse, and diagonal
-    blocks of at most ``SYMM_LEAF`` rows are symmetrised in a small copy. Same flops as one GEMM
-    with the full matrix, almost all of them in large GEMMs. Our own code because BLAS ``dsymm``
-    (the library routine for it) does not use OpenBLAS's threads: on 2 cores it ran at a fifth
-    to a half of ``dgemm``'s speed (N = 2000-4000, 57 columns; single-threaded both are equal),
-    and the low-rank kernel solvers do two such products per fit
-    (``benchmarks/bench_estimators.py`` measures the solver).
-    """
-    n = K.shape[0]
-    B = np.asarray(B, dtype=np.float64)
-    out = np.zeros((n, B.shape[1]))
-    stack = [(0, n)]
-    while stack:
-        lo, hi = stack.pop()
-        if hi - lo <= SYMM_LEAF:
-            D = np.tril(K[lo:hi, lo:hi], -1)
-            D += D.T
-            D.flat[:: hi - lo + 1] = diag[lo:hi]
-            out[lo:hi] += D @ B[lo:hi]
-            continue
-        mid = (lo + hi) // 2
-        R = K[mid:hi, lo:mid]
-        out[mid:hi] += R @ B[lo:mid]
-        out[lo:mid] += R.T @ B[mid:hi]
-        stack += [(lo, mid), (mid, hi)]
-    return out
-
-
 class SharedCholesky:
     """The Cholesky factor of ``A = K + c 11^T + eps I`` stored in the UPPER triangle of a
     symmetric N x N matrix ``K`` (C order), whose LOWER triangle keeps ``K`` itself.
 
     The low-rank kernel solvers need both ``A^-1 B`` and ``K B``; this holds them in one N x N
-    buffer instead of two (AKDA's floor: kernel plus Cholesky, no copy). ``K B`` is a blocked
-    GEMM on the lower triangle (:func:`lower_symmetric_product`); ``restore()``
-    rebuilds ``K`` from its lower triangle, which is bitwise unchanged, as are the results of
-    ``scipy.linalg.eigh`` on it (it reads the lower triangle only).
+    buffer instead of two (AKDA's floor: kernel plus Cholesky, no copy). ``K B`` is BLAS
+    ``dsymm`` on the lower triangle (:meth:`kernel_product`); ``restore()`` rebuilds ``K`` from
+    its lower triangle, which is bitwise unchanged, as are the results of ``scipy.linalg.eigh``
+    on it (it reads the lower triangle only).
 
     ``ok`` is False when ``A`` is not numerically positive definite (then only ``restore``).
     """
@@ -283,13 +246,23 @@ class SharedCholesky:
         """``A^-1 B``."""
         return scipy.linalg.lapack.dpotrs(self.K.T, B, lower=True)[0]
 
-    def rcond(self) -> float:
-        """LAPACK's estimate of ``1 / ||A^-1||_1`` (about the smallest eigenvalue of A)."""
-        return float(scipy.linalg.lapack.dpocon(self.K.T, 1.0, uplo="L")[0])
-
     def kernel_product(self, B: np.ndarray) -> np.ndarray:
-        """``K B`` from the lower triangle: :func:`lower_symmetric_product`."""
-        return lower_symmetric_product(self.K, self.diag, B)
+        """``K B`` from the lower triangle and the saved diagonal: BLAS ``dsymm`` (scipy's).
+
+        ``K.T`` is the Fortran-ordered view whose upper triangle is ``K``'s lower one, so
+        ``dsymm(lower=0)`` reads it in place (f2py would copy the C-ordered array: 24 ms at
+        N = 2000, more than the product); the diagonal, shared with the factor, holds ``K``'s
+        own values only for the call. On 2 cores the product runs level with numpy's GEMM with
+        the full matrix (``benchmarks/bench_estimators.py``).
+        """
+        B = np.asarray(B, dtype=np.float64)
+        factor_diag = self.K.diagonal().copy()
+        np.fill_diagonal(self.K, self.diag)
+        try:
+            out = scipy.linalg.blas.dsymm(1.0, self.K.T, B, side=0, lower=0)
+        finally:
+            np.fill_diagonal(self.K, factor_diag)
+        return out
 
     def restore(self) -> np.ndarray:
         """``K`` again (lower triangle and diagonal bitwise as before; upper = lower^T)."""
