@@ -404,6 +404,18 @@ class _BlockKrylov:
         return np.hstack(self.blocks)
 
 
+def _gram_whitening(G: np.ndarray):
+    """``F`` with ``F^T G F = I`` on the numerical range of a Gram matrix ``G``: its columns
+    scaled to unit diagonal, then eigenvalues above ``1e-12 * max`` kept. None when a column
+    of the underlying basis is zero (a zero diagonal entry)."""
+    d = np.sqrt(np.clip(np.diag(G), 0.0, None))
+    if not np.all(d > 0):
+        return None
+    e, F = scipy.linalg.eigh(G / np.outer(d, d))
+    keep = e > 1e-12 * e[-1]
+    return F[:, keep] / np.sqrt(e[keep]) / d[:, None]
+
+
 class _ProbedSolve:
     """``A^-1 B`` for :class:`_BlockKrylov`, with :data:`CONDITION_PROBES` seeded random
     columns (centred: ``A``'s constant direction is lifted) solved in the same calls as its
@@ -438,11 +450,9 @@ class _ProbedSolve:
             self.powers.append(self._solve(self.powers[-1]))
         V = np.hstack(self.powers[:2])
         M = V.T @ np.hstack(self.powers[1:])  # V^T A^-1 V, symmetric up to rounding
-        G = V.T @ V
-        d = np.sqrt(np.diag(G))
-        e, F = scipy.linalg.eigh(G / np.outer(d, d))
-        keep = e > 1e-12 * e[-1]
-        F = F[:, keep] / np.sqrt(e[keep]) / d[:, None]  # F^T G F = I
+        F = _gram_whitening(V.T @ V)
+        if F is None:  # a probe solved to zero: no estimate, so no low-rank path
+            return 0.0
         theta = scipy.linalg.eigvalsh(F.T @ ((M + M.T) * 0.5) @ F)[-1]
         return 1.0 / theta if theta > 0 else 0.0
 
@@ -469,12 +479,9 @@ def _ritz_class_graph(Yb, Gb, E, intrinsic, eps, n_components, tol, tr_pen, resi
     """
     if Yb.shape[1] < n_components:
         return None
-    d = np.sqrt(np.clip(np.diag(E), 0.0, None))
-    if not np.all(d > 0):
+    F = _gram_whitening(E)  # w-orthonormal columns
+    if F is None:
         return None
-    e, F = scipy.linalg.eigh(E / np.outer(d, d))
-    keep = e > 1e-12 * e[-1]
-    F = F[:, keep] / np.sqrt(e[keep]) / d[:, None]  # F^T E F = I: w-orthonormal columns
     Yb, Gb = Yb @ F, Gb @ F
     LG = intrinsic.matmat(Gb)
     m = Yb.shape[1]
