@@ -198,6 +198,44 @@ def test_results_frame_units_groups_and_speedups(tmp_path):
     assert "train_seconds" in (tmp_path / "t1.csv").read_text()
 
 
+def test_toy_separation_is_the_mann_whitney_auc_of_each_view():
+    """Two input dimensions of pure noise and a third that splits the classes: the plane's best
+    line barely separates them, AKDA's projection separates them completely on the training
+    samples. Each AUC equals U / (n_target n_rest) of scipy's Mann-Whitney test on the same
+    scores (an independent reference), with the projection's sign made irrelevant."""
+    from scipy.stats import mannwhitneyu
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    rng = np.random.default_rng(0)
+
+    def draw(n):
+        t = (np.arange(n) % 5 == 0).astype(int)
+        X = rng.standard_normal((n, 4))
+        X[:, 2] += 6.0 * t
+        return X, t
+
+    X, t = draw(200)
+    X_test, t_test = draw(100)
+    model = AKDA(kernel="linear", reg=1e-3).fit(X, t)
+    out = akda.toy_separation(X, t, X_test, t_test, model)
+    assert (out["n_train"], out["n_test"]) == (200, 100)
+
+    def auc(labels, score):
+        u = mannwhitneyu(score[labels == 1], score[labels == 0]).statistic
+        a = u / ((labels == 1).sum() * (labels == 0).sum())
+        return max(a, 1 - a)
+
+    lda = LinearDiscriminantAnalysis().fit(X[:, :2], t)
+    for part, (A, labels) in {"train": (X, t), "test": (X_test, t_test)}.items():
+        z = model.transform(A)[:, 0]
+        assert out["auc"]["akda"][part] == pytest.approx(auc(labels, z))
+        assert out["auc"]["akda"][part] == pytest.approx(auc(labels, -z))
+        plane = lda.decision_function(A[:, :2])
+        assert out["auc"]["input_2d"][part] == pytest.approx(auc(labels, plane))
+    assert out["auc"]["akda"]["train"] == 1.0
+    assert out["auc"]["input_2d"]["train"] < 0.75
+
+
 def test_results_frame_needs_per_class_ap(tmp_path):
     runs = _write_runs(tmp_path, [("a", "10Ex", "AKDA")])
     res = runs[("a", "10Ex", "AKDA")][0]
@@ -222,13 +260,26 @@ def test_claims_parse_and_every_checked_claim_selects_data(tmp_path):
     runs = _write_runs(tmp_path, cells, n_classes=8)
     toy = tmp_path / "toy_timing.json"
     toy.write_text(json.dumps({"akda_seconds": 0.5, "kda_seconds": 5.0}))
-    frame = akda_report.results_frame(runs, toy_timing=toy, toy_dataset="akda_decaf50")
+    separation = tmp_path / "toy_separation.json"
+    auc = {"input_2d": {"train": 0.6, "test": 0.55}, "akda": {"train": 1.0, "test": 0.7}}
+    separation.write_text(json.dumps({"auc": auc}))
+    frame = akda_report.results_frame(
+        runs, toy_timing=toy, toy_separation=separation, toy_dataset="akda_decaf50"
+    )
     verdicts = ledger.judge(claims, frame)
     checked = {c.claim for c in claims if c.status == "check"}
-    judged = verdicts[verdicts["claim"].isin(checked)]
+    judged = verdicts[verdicts["claim"].isin(checked) & (verdicts["variant"] == "primary")]
     assert len(judged) == len(checked)
     unselected = judged[judged["verdict"] == "not checked"]
     assert unselected.empty, unselected[["claim", "evidence"]].to_string()
+    # the toy's figures: training samples primary, held-out samples a sensitivity variant
+    toy_verdicts = verdicts[verdicts["claim"].isin(["C4", "C5"])].set_index(["claim", "variant"])
+    assert toy_verdicts["verdict"].to_dict() == {
+        ("C4", "primary"): "reproduced",
+        ("C4", akda_report.HELD_OUT): "reproduced",
+        ("C5", "primary"): "reproduced",
+        ("C5", akda_report.HELD_OUT): "not reproduced",
+    }
 
 
 def test_notes_quote_the_generated_verdicts():

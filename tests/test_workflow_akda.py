@@ -56,7 +56,14 @@ def test_quick_targets_and_their_outputs(run):
     assert len(selected) == 2 * len(methods) and set(selected["draws"]) == {"2"}
     assert {"reg", "edge", "MAP (reg=0.001)"} <= set(selected.columns)
     frame = pd.read_csv(repo / FIGURES / "akda" / "akda_results.csv", dtype=str)
-    assert set(frame["variant"]) == {"primary", "reg=0.001"}
+    assert set(frame["variant"]) == {"primary", "reg=0.001", "samples=held_out"}
+    toy = frame[frame["study"] == "toy_separation"]
+    assert sorted(zip(toy["variant"], toy["method"], strict=True)) == [
+        ("primary", "AKDA"),
+        ("primary", "input_2d"),
+        ("samples=held_out", "AKDA"),
+        ("samples=held_out", "input_2d"),
+    ]
     for name in ("akda_toy_scatter.pdf", "akda_toy_projection.png", "akda_results.csv"):
         assert (repo / FIGURES / "akda" / name).stat().st_size > 0
 

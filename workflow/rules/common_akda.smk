@@ -120,9 +120,10 @@ def akda_table_files():
     ] + [figures(f"akda/akda_map_selected.{ext}") for ext in ("csv", "md", "tex")]
 
 
-def akda_toy_timing():
-    """The toy problem's timing file when the config has a toy (an input of the results frame)."""
-    return [figures("akda/akda_toy_timing.json")] if AKDA.get("toy") else []
+def akda_toy_record(name):
+    """The toy problem's ``name`` record (timing, separation) when the config has a toy (an
+    input of the results frame)."""
+    return [figures(f"akda/akda_toy_{name}.json")] if AKDA.get("toy") else []
 
 
 def akda_outputs():

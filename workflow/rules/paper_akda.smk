@@ -90,7 +90,8 @@ rule akda_tables:
         results=akda_run_files("result"),
         timings=akda_run_files("timing"),
         reference=AKDA.get("reference", []),
-        toy_timing=akda_toy_timing(),
+        toy_timing=akda_toy_record("timing"),
+        toy_separation=akda_toy_record("separation"),
         code=code("graphdr.pipeline.papers.akda_report"),
     output:
         tables=[
@@ -147,6 +148,7 @@ rule akda_toy:
             figures("akda/akda_toy_projection.png"), "akda", "Figures"
         ),
         timing=figures("akda/akda_toy_timing.json"),
+        separation=figures("akda/akda_toy_separation.json"),
     log:
         logs("akda_toy/akda.log"),
     benchmark:

@@ -37,6 +37,9 @@ with runtime.job(snakemake):
         results_output=snakemake.output.results,
         timing_output=snakemake.output.results_timing,
         toy_timing=snakemake.input.toy_timing[0] if snakemake.input.toy_timing else None,
+        toy_separation=(
+            snakemake.input.toy_separation[0] if snakemake.input.toy_separation else None
+        ),
         toy_dataset=snakemake.params.toy_dataset,
         method_labels=snakemake.params.method_labels,
     )

@@ -31,5 +31,6 @@ with runtime.job(snakemake):
         scatter_stem=Path(out.scatter_pdf).with_suffix(""),
         projection_stem=Path(out.projection_pdf).with_suffix(""),
         timing_path=out.timing,
+        separation_path=out.separation,
         kda_params=snakemake.params.kda_params,
     )

@@ -70,6 +70,7 @@ def akda_tables(
     results_output: str | os.PathLike | None = None,
     timing_output: str | os.PathLike | None = None,
     toy_timing: str | os.PathLike | None = None,
+    toy_separation: str | os.PathLike | None = None,
     toy_dataset: str = "",
     method_labels: Mapping[str, str] | None = None,
 ) -> dict[str, pd.DataFrame]:
@@ -151,7 +152,9 @@ def akda_tables(
         ),
     )
     if results_output is not None:
-        tidy = results_frame(runs, toy_timing=toy_timing, toy_dataset=toy_dataset)
+        tidy = results_frame(
+            runs, toy_timing=toy_timing, toy_separation=toy_separation, toy_dataset=toy_dataset
+        )
         write_results(tidy, results_output, timing_output)
     return shown
 
@@ -307,6 +310,7 @@ def results_frame(
     runs: Mapping[tuple[str, str, str], tuple[str, str]],
     *,
     toy_timing: str | os.PathLike | None = None,
+    toy_separation: str | os.PathLike | None = None,
     toy_dataset: str = "",
     variant: str = "primary",
 ) -> pd.DataFrame:
@@ -331,7 +335,10 @@ def results_frame(
     ``test_seconds`` of each method, and ``train_speedup`` / ``test_speedup`` = the reference
     method's seconds / the method's (column ``reference``: KDA and KSDA for every method, every
     other method for AKDA and AKSDA, and ``counterpart`` for AKDA over KDA and AKSDA over KSDA).
-    Study ``toy`` holds the toy problem's AKDA and KDA fit times and their ratio.
+    Study ``toy_timing`` holds the toy problem's AKDA and KDA fit times and their ratio (MEASURED);
+    study ``toy_separation`` the separation its two figures show (:func:`akda.toy_separation`:
+    metric ``auc``, methods ``input_2d`` and ``AKDA``): the figures' training samples under
+    ``variant``, the split's held-out samples under the sensitivity variant :data:`HELD_OUT`.
     """
     rows, seconds, aps = [], {}, {}
     for (dataset, condition, method), (result, timing) in runs.items():
@@ -376,6 +383,8 @@ def results_frame(
     rows += _timing_rows(seconds)
     if toy_timing is not None:
         rows += _toy_rows(_read(toy_timing), toy_dataset, variant)
+    if toy_separation is not None:
+        rows += _toy_separation_rows(_read(toy_separation), toy_dataset, variant)
     frame = pd.DataFrame(rows, columns=[*ledger.RESULT_COLUMNS, *RESULT_EXTRA])
     keys = ["study", "variant", "dataset", "method", "reference", "metric", "split"]
     return frame.sort_values(keys, kind="stable").reset_index(drop=True)
@@ -425,12 +434,31 @@ def _timing_rows(seconds) -> list[dict]:
     return rows
 
 
-def _toy_rows(timing: Mapping, dataset: str, variant: str) -> list[dict]:
-    base = {
-        "paper": PAPER, "study": "toy_timing", "variant": variant, "dataset": dataset,
+def _toy_base(study: str, dataset: str, variant: str) -> dict:
+    return {
+        "paper": PAPER, "study": study, "variant": variant, "dataset": dataset,
         "classifier": "", "dimension": "1", "split": "run", "condition": "",
         "collection": dataset,
     }  # fmt: skip
+
+
+#: the toy's views (akda.toy_separation) as the results frame's methods
+_TOY_VIEWS = {"input_2d": "input_2d", "akda": "AKDA"}
+#: the ledger variant of the toy's held-out samples (the figures show the training samples)
+HELD_OUT = "samples=held_out"
+
+
+def _toy_separation_rows(record: Mapping, dataset: str, variant: str) -> list[dict]:
+    return [
+        _toy_base("toy_separation", dataset, variant if part == "train" else HELD_OUT)
+        | {"method": _TOY_VIEWS[view], "metric": "auc", "value": value, "reference": ""}
+        for view, parts in record["auc"].items()
+        for part, value in parts.items()
+    ]
+
+
+def _toy_rows(timing: Mapping, dataset: str, variant: str) -> list[dict]:
+    base = _toy_base("toy_timing", dataset, variant)
     rows = [base | {"method": "AKDA", "metric": "train_seconds", "value": timing["akda_seconds"]}]
     if "kda_seconds" in timing:
         rows.append(
