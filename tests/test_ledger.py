@@ -5,6 +5,7 @@ check and the NOTES-versus-generated consistency."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -273,6 +274,33 @@ def test_extreme_top_set_value_and_rates():
     assert verdict(claim("at_most", versus=(), tolerance=9.5), rate) == NOT_REPRODUCED
     with pytest.raises(ValueError, match="needs a tolerance"):
         verdict(claim("at_most", versus=()), rate)
+
+
+def test_each_at_most_bounds_every_dataset_and_method():
+    """Every (dataset, method) mean must meet the bound; the median could not tell."""
+    rows = [
+        {"dataset": d, "method": m, "split": str(k), "value": v + 0.1 * (k - 1)}
+        for d, values in {"d0": {"A": 1.0, "B": 1.2, "C": 9.0}, "d1": {"A": 0.8, "B": 1.9}}.items()
+        for m, v in values.items()
+        for k in range(3)
+    ]
+    f = pd.DataFrame(rows).assign(
+        paper="x", study="s", variant="primary", classifier="ncc", dimension="", metric="acc"
+    )
+    bound = claim("each_at_most", subject=("A", "B"), versus=(), tolerance=1.7)
+    out = ledger.judge([bound], f).iloc[0]
+    assert out["verdict"] == PARTLY  # B on d1: mean 1.9
+    assert out["ours"] == pytest.approx(1.9) and out["n"] == 4
+    assert "B (d1) 1.9" in out["evidence"]
+    assert verdict(replace(bound, tolerance=2.0), f) == REPRODUCED
+    assert verdict(replace(bound, tolerance=0.5), f) == NOT_REPRODUCED
+    # without subjects every method is bounded: C (9.0) fails 1.95, passes 10
+    assert verdict(replace(bound, subject=(), tolerance=1.95), f) == PARTLY
+    assert verdict(replace(bound, subject=(), tolerance=10.0), f) == REPRODUCED
+    absent = ledger.judge([replace(bound, subject=("A", "Z"))], f).iloc[0]
+    assert absent["verdict"] == "not checked" and "Z" in absent["evidence"]
+    with pytest.raises(ValueError, match="needs a tolerance"):
+        verdict(replace(bound, tolerance=None), f)
 
 
 def test_equivalence_by_construction_and_not_checked():

@@ -515,6 +515,33 @@ def at_most(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     return Judgement(verdict, f"ours {_fmt(med)}{spread}, bound {claim.tolerance:g}", ours=med)
 
 
+@rule("each_at_most")
+def each_at_most(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
+    """An upper bound that every part must meet ("below 1.7 % for all the variants"): the value
+    of each (dataset, subject method), averaged over its splits, at most ``tolerance``. All
+    parts -> reproduced; some -> partly; none -> not reproduced. The largest value is ``ours``.
+    Without subjects every method of the selection is a part."""
+    if claim.tolerance is None:
+        raise ValueError(
+            f"claim {claim.paper}:{claim.claim}: rule 'each_at_most' needs a tolerance (the bound)."
+        )
+    part = data[data["method"].isin(claim.subject)] if claim.subject else data
+    missing = sorted(set(claim.subject) - set(part["method"]))
+    if part.empty or missing:
+        raise MissingResults(f"no values of {missing or list(claim.subject)}.")
+    values = part.groupby(["dataset", "method"], sort=False)["value"].mean()
+    outcomes = ["yes" if v <= claim.tolerance else "no" for v in values]
+    above = values[values > claim.tolerance]
+    worst = values.idxmax()
+    evidence = (
+        f"{outcomes.count('yes')}/{len(outcomes)} at most {claim.tolerance:g}; largest "
+        f"{_fmt(values.max())} ({worst[1]}, {worst[0]})"
+    )
+    if len(above):
+        evidence += "; above: " + ", ".join(f"{m} ({d}) {_fmt(v)}" for (d, m), v in above.items())
+    return Judgement(combine(outcomes), evidence, ours=float(values.max()), n=len(outcomes))
+
+
 # ---- equivalences -------------------------------------------------------------------------------
 
 
