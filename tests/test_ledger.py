@@ -276,6 +276,50 @@ def test_extreme_top_set_value_and_rates():
         verdict(claim("at_most", versus=()), rate)
 
 
+def test_trend_is_spearman_of_the_group_gains_against_the_covariate():
+    """Per (dataset, covariate) group the gain of A over B averaged over its splits, then
+    Spearman against the covariate: rho and p equal scipy's on those gains (computed here
+    independently of the rule); growth -> reproduced, decline -> not reproduced, flat -> no
+    difference, fewer than 6 groups -> not checked."""
+    rng = np.random.default_rng(1)
+
+    def trend_frame(slope, groups=8):
+        rows = []
+        for g in range(groups):
+            size = 100 * (g + 1)
+            for d_name, extra in (("a", 0.0), ("b", 0.5)):  # two datasets share each size
+                for k in range(4):
+                    base = rng.normal()
+                    rows += [
+                        {"dataset": d_name, "method": "A", "split": str(k), "n_train": size,
+                         "value": base + slope * g + extra + rng.normal(0, 0.01)},
+                        {"dataset": d_name, "method": "B", "split": str(k), "n_train": size,
+                         "value": base},
+                    ]  # fmt: skip
+        return pd.DataFrame(rows).assign(
+            paper="x", study="s", variant="primary", classifier="ncc", dimension="", metric="acc"
+        )
+
+    c = claim("trend", covariate="n_train")
+    up = trend_frame(0.3)
+    out = ledger.judge([c], up).iloc[0]
+    assert out["verdict"] == REPRODUCED and out["n"] == 16
+    g = up.pivot_table(index=["dataset", "n_train", "split"], columns="method", values="value")
+    gains = (g["A"] - g["B"]).groupby(level=["dataset", "n_train"]).mean()
+    ref = sps.spearmanr(gains.index.get_level_values("n_train"), gains.to_numpy())
+    assert out["statistic"] == pytest.approx(ref.statistic)
+    assert out["p_value"] == pytest.approx(ref.pvalue)
+    assert verdict(c, trend_frame(-0.3)) == NOT_REPRODUCED
+    assert verdict(replace(c, better="lower"), up) == NOT_REPRODUCED  # a gain of B over A
+    assert verdict(c, trend_frame(0.0)) == NO_DIFFERENCE
+    few = ledger.judge([c], trend_frame(0.3, groups=2)).iloc[0]
+    assert few["verdict"] == NOT_CHECKED and "too few units" in few["evidence"]
+    with pytest.raises(ValueError, match="not a column"):
+        ledger.judge([replace(c, covariate="size")], up)
+    with pytest.raises(ValueError, match="needs one subject"):
+        ledger.judge([replace(c, covariate="")], up)
+
+
 def test_each_at_most_bounds_every_dataset_and_method():
     """Every (dataset, method) mean must meet the bound; the median could not tell."""
     rows = [

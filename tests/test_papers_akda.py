@@ -132,8 +132,11 @@ def _write_runs(tmp_path, cells, n_classes=3, seed=0):
         stem = tmp_path / f"{d}_{c}_{m}"
         ap = rng.uniform(0.2, 0.9, n_classes)
         dim = None if m in ("LSVM", "KSVM") else n_classes - 1
+        n_train = n_classes * {"10Ex": 10, "100Ex": 100}[c]
         stem.with_suffix(".json").write_text(
-            json.dumps({"map": float(ap.mean()), "ap": ap.tolist(), "dimension": dim})
+            json.dumps(
+                {"map": float(ap.mean()), "ap": ap.tolist(), "dimension": dim, "n_train": n_train}
+            )
         )
         seconds = 1.0 + akda.METHODS.index(m)
         stem.with_suffix(".timing.json").write_text(
@@ -153,8 +156,16 @@ def test_results_frame_units_groups_and_speedups(tmp_path):
     frame = akda_report.results_frame(runs, toy_timing=toy, toy_dataset="t")
     from graphdr import ledger
 
-    assert list(frame.columns) == [*ledger.RESULT_COLUMNS, "condition", "collection", "reference"]
+    assert list(frame.columns) == [
+        *ledger.RESULT_COLUMNS, "condition", "collection", "reference", "n_train"
+    ]
     ledger.check_results(frame)
+    # the training size of each row's run (the trend claims' covariate), empty on the toy's
+    sizes = frame.groupby(["condition", "study"])["n_train"].unique().to_dict()
+    assert sizes == {
+        ("", "toy_timing"): [""], ("100Ex", "map"): ["300"], ("100Ex", "timing"): ["300"],
+        ("10Ex", "map"): ["30"], ("10Ex", "timing"): ["30"],
+    }  # fmt: skip
     ap = frame[frame["metric"] == "ap"]
     # one row per class: the mean over the splits is the run's MAP (in %)
     one = ap[(ap["dataset"] == "a") & (ap["method"] == "AKDA")]
@@ -240,7 +251,7 @@ def test_results_frame_needs_per_class_ap(tmp_path):
     runs = _write_runs(tmp_path, [("a", "10Ex", "AKDA")])
     res = runs[("a", "10Ex", "AKDA")][0]
     res.write_text(json.dumps({"map": 0.5, "dimension": 2}))
-    with pytest.raises(ValueError, match="per-class average precisions"):
+    with pytest.raises(ValueError, match=r"no \['ap', 'n_train'\]"):
         akda_report.results_frame(runs)
 
 

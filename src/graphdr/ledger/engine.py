@@ -47,7 +47,7 @@ KINDS = ("number", "ordering", "count", "rate", "shape", "equivalence")
 CLAIM_COLUMNS = (
     "claim", "study", "kind", "source", "statement", "subject", "versus", "metric", "better",
     "classifier", "dataset", "where", "paper_value", "rule", "tolerance", "equivalence", "status",
-    "reason",
+    "reason", "covariate",
 )  # fmt: skip
 REQUIRED_CLAIM_COLUMNS = ("claim", "study", "kind", "source", "statement", "rule", "status")
 RESULT_COLUMNS = (
@@ -137,6 +137,7 @@ def read_claims(path: str | os.PathLike, paper: str | None = None) -> list[Claim
                 paper_value=_number(row.get("paper_value"), "paper_value", where),
                 tolerance=_number(row.get("tolerance"), "tolerance", where),
                 equivalence=_cell(row.get("equivalence")),
+                covariate=_cell(row.get("covariate")),
                 status=status,
                 reason=_cell(row.get("reason")),
             )
@@ -170,6 +171,10 @@ def _select(frame: pd.DataFrame, claim: Claim, metric: str) -> pd.DataFrame:
         mask &= frame["classifier"] == claim.classifier
     if claim.datasets:
         mask &= frame["dataset"].isin(claim.datasets)
+    if claim.covariate and claim.covariate not in frame.columns:
+        raise ValueError(
+            f"claim {claim.paper}:{claim.claim}: covariate {claim.covariate!r} is not a column of the results frame."
+        )
     for key, value in claim.where:
         if key not in frame.columns:
             raise ValueError(
@@ -240,7 +245,9 @@ def judge_claim(claim: Claim, frame: pd.DataFrame, alpha: float = ALPHA) -> list
             judgement = equivalence_holds(claim, diag[diag["variant"] == variant])
         if judgement is None:
             try:
-                judgement = judge_rule(claim, part[["dataset", "method", "split", "value"]], alpha)
+                columns = ["dataset", "method", "split", "value"]
+                columns += [claim.covariate] if claim.covariate else []
+                judgement = judge_rule(claim, part[columns], alpha)
             except MissingResults as err:
                 if variant != PRIMARY:
                     continue  # a sensitivity run that does not cover this claim

@@ -421,6 +421,55 @@ def top_set(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     return _per_dataset(claim, data, one)
 
 
+@rule("trend")
+def trend(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
+    """The subject's gain over ``versus`` grows with the claim's ``covariate`` (a column of the
+    results frame, e.g. the training size): the gain, in the ``better`` direction, of each
+    (dataset, covariate value) group, averaged over the splits where both methods ran, against
+    the covariate by Spearman's rank correlation. rho > 0 significant -> reproduced; rho < 0
+    significant -> not reproduced; not significant -> no difference; fewer than MIN_UNITS groups
+    -> not checked (too few units)."""
+    if not claim.covariate or len(claim.subject) != 1 or len(claim.versus) != 1:
+        raise ValueError(
+            f"claim {claim.paper}:{claim.claim}: rule 'trend' needs one subject, one versus method "
+            "and a covariate column."
+        )
+    sign = 1.0 if claim.higher_is_better else -1.0
+    a, b, cov = claim.subject[0], claim.versus[0], claim.covariate
+    data = data.assign(_x=pd.to_numeric(data[cov], errors="raise"))
+    xs, gains, parts = [], [], []
+    for (d, x), part in data.groupby(["dataset", "_x"], sort=True):
+        wide = part.pivot_table(index="split", columns="method", values="value")
+        if a not in wide or b not in wide:
+            continue
+        pair = wide[[a, b]].dropna()
+        if pair.empty:
+            continue
+        gain = float(np.mean(sign * (pair[a] - pair[b])))
+        xs.append(float(x))
+        gains.append(gain)
+        parts.append(f"{d} ({cov} {x:g}) {gain:+.3g}")
+    if len(xs) < MIN_UNITS:
+        raise TooFewUnits(
+            f"{len(xs)} (dataset, {cov}) group(s) with both {a} and {b}; a rank correlation "
+            f"needs at least {MIN_UNITS}"
+        )
+    test = stats.spearman(xs, gains)
+    if test.p < alpha:
+        verdict = REPRODUCED if test.statistic > 0 else NOT_REPRODUCED
+    else:
+        verdict = NO_DIFFERENCE
+    return Judgement(
+        verdict,
+        f"gain of {a} over {b} against {cov}, {test.text()}; " + "; ".join(parts),
+        ours=test.statistic,
+        test=test.name,
+        statistic=test.statistic,
+        p_value=test.p,
+        n=test.n,
+    )
+
+
 # ---- numbers and rates --------------------------------------------------------------------------
 
 

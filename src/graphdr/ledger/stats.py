@@ -22,6 +22,7 @@ __all__ = [
     "holm",
     "mcnemar_exact",
     "min_wilcoxon_p",
+    "spearman",
     "wilcoxon_paired",
 ]
 
@@ -113,6 +114,19 @@ def mcnemar_exact(correct_a, correct_b) -> Test:
         return Test("exact McNemar", 0.0, 1.0, int(a.size))
     res = stats.binomtest(only_a, only_a + only_b, 0.5)
     return Test("exact McNemar", float(only_a), float(res.pvalue), int(a.size))
+
+
+def spearman(x, y) -> Test:
+    """Spearman's rank correlation of ``y`` with ``x`` (``scipy.stats.spearmanr``: average ranks
+    for ties, two-sided p from the t distribution with n - 2 degrees of freedom); the statistic
+    is rho. A constant ``x`` or ``y`` has no rank correlation and raises."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"spearman needs two 1-D arrays of one length, got {x.shape}, {y.shape}.")
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        raise ValueError("spearman: a constant variable has no rank correlation.")
+    res = stats.spearmanr(x, y)
+    return Test("Spearman rank correlation", float(res.statistic), float(res.pvalue), int(x.size))
 
 
 def friedman(matrix) -> Test:

@@ -47,6 +47,7 @@ class Claim:
     paper_value: float | None = None
     tolerance: float | None = None
     equivalence: str = ""
+    covariate: str = ""
     status: str = "check"
     reason: str = ""
 

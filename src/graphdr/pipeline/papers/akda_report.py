@@ -297,7 +297,7 @@ COUNTERPART = {"AKDA": "KDA", "AKSDA": "KSDA"}
 REFERENCES = ("KDA", "KDA_K2", "KSDA")
 #: the speed-up tables' references, in cell order ("vs KDA | vs KDA_K2")
 TABLE_REFERENCES = ("KDA", "KDA_K2")
-RESULT_EXTRA = ("condition", "collection", "reference")
+RESULT_EXTRA = ("condition", "collection", "reference", "n_train")
 PAPER = "akda"
 
 
@@ -324,7 +324,8 @@ def results_frame(
     ``<condition>/<class index>``, so a claim over both conditions pairs the classes of both
     (with the 4 collections of the full configuration the engine's units are these pairs, not
     per-dataset means: docs/claims.md); ``condition`` and ``collection`` are extra columns for
-    the claims' ``where`` filters. The families of :data:`GROUPS` are derived methods. A run's
+    the claims' ``where`` filters, ``n_train`` (the run's training size) the covariate of trend
+    claims (empty on the toy's rows). The families of :data:`GROUPS` are derived methods. A run's
     sensitivity records (``variants`` of the run JSON, e.g. ``reg=0.001``: the regularisation
     fixed at round 1's value instead of cross-validated) add study ``map`` rows under their own
     ``variant``; timing rows are the primary run's only. A run of several seeded draws of the
@@ -343,6 +344,13 @@ def results_frame(
     rows, seconds, aps = [], {}, {}
     for (dataset, condition, method), (result, timing) in runs.items():
         r, t = _read(result), _read(timing)
+        missing = [key for key in ("ap", "n_train") if key not in r]
+        if missing:
+            raise ValueError(
+                f"{result}: the run record has no {missing} (per-class average precisions, the "
+                "training size); rerun akda_run (the ledger's paired tests use the classes as "
+                "units, its trend claims the training size)."
+            )
         exp = _experiment(dataset, condition)
         base = {
             "paper": PAPER,
@@ -352,13 +360,9 @@ def results_frame(
             "classifier": "rbf_svm" if method == "KSVM" else "linear_svm",
             "condition": condition,
             "collection": dataset,
+            "n_train": str(r["n_train"]),  # the covariate of trend claims (size of the experiment)
         }
         dim = "" if r.get("dimension") is None else str(r["dimension"])
-        if "ap" not in r:
-            raise ValueError(
-                f"{result}: the run record has no per-class average precisions ('ap'); rerun "
-                "akda_run (the ledger's paired tests use the classes as units)."
-            )
         draws = r.get("draws") or [r]
         many = len(draws) > 1
         for i, draw in enumerate(draws):
@@ -438,7 +442,7 @@ def _toy_base(study: str, dataset: str, variant: str) -> dict:
     return {
         "paper": PAPER, "study": study, "variant": variant, "dataset": dataset,
         "classifier": "", "dimension": "1", "split": "run", "condition": "",
-        "collection": dataset,
+        "collection": dataset, "n_train": "",
     }  # fmt: skip
 
 
