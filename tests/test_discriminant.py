@@ -18,6 +18,7 @@ from graphdr.methods.discriminant import (
     AKDA,
     GDA,
     KDA,
+    KNDA,
     SRKDA,
     IndefiniteKernelWarning,
     between_class_core,
@@ -361,6 +362,76 @@ def test_gda_spans_akda_training_projections_and_has_unit_feature_space_norm():
     A = gda.dual_coef_
     np.testing.assert_allclose(np.einsum("ij,ij->j", A, H @ K @ H @ A), 1.0, rtol=1e-6)
     np.testing.assert_allclose(gda.eigenvalues_, 1.0, atol=1e-8)
+
+
+def _primal_null_space_lda(X, y, n_components):
+    """Reference KNDA for the linear kernel, in input space (Ye & Xiong's null-space LDA): the
+    range of the total scatter by an SVD, the null space of the within-class scatter in it by
+    another, then the between-class scatter's leading eigenvectors there; D x n_components."""
+    Xc = X - X.mean(axis=0)
+    _, sv, Vt = np.linalg.svd(Xc, full_matrices=False)
+    B = Vt[sv > 1e-10 * sv[0]].T  # orthonormal basis of the range of S_t
+    means = np.array([Xc[y == c].mean(axis=0) for c in np.unique(y)])
+    Xw = Xc - means[np.searchsorted(np.unique(y), y)]
+    _, sw, Wt = np.linalg.svd(Xw @ B, full_matrices=True)
+    null = Wt[np.concatenate([sw, np.zeros(Wt.shape[0] - sw.size)]) <= 1e-10 * sv[0]].T
+    counts = np.bincount(np.searchsorted(np.unique(y), y))
+    M = (means @ B @ null) * np.sqrt(counts)[:, None]
+    _, V = np.linalg.eigh(M.T @ M)
+    return B @ null @ V[:, ::-1][:, :n_components]
+
+
+def test_knda_is_null_space_lda_and_collapses_classes():
+    """Linear kernel, more features than samples (linearly independent samples): KNDA's
+    projections are those of null-space LDA computed in input space, every training class maps
+    to one point and the null space has C - 1 dimensions."""
+    rng = np.random.default_rng(4)
+    y = np.repeat(np.arange(3), [6, 7, 5])
+    X = rng.normal(size=(3, 40))[y] + rng.normal(size=(y.size, 40))
+    Xt = rng.normal(size=(9, 40))
+    knda = KNDA(kernel="linear").fit(X, y)
+    assert knda.null_space_dim_ == 2 and knda.n_components_ == 2
+    W = _primal_null_space_lda(X, y, 2)
+    assert _max_angle(_centred(knda.transform(Xt)), _centred(Xt @ W)) < 1e-7
+    Z = knda.transform(X)
+    for c in range(3):
+        assert np.ptp(Z[y == c], axis=0).max() < 1e-9 * np.abs(Z).max()
+    # the leading direction carries the largest between-class scatter
+    between = [np.var([Z[y == c, j].mean() for c in range(3)]) for j in range(2)]
+    assert knda.eigenvalues_[0] >= knda.eigenvalues_[1] and between[0] > 0
+
+
+def test_knda_equivalence_with_akda_and_gda():
+    """Paper 002, Sec. 5: AKDA (reg -> 0) spans KNDA's subspace on the training samples. On new
+    samples AKDA's uncentred projections differ from KNDA's (and GDA's, which equals KNDA at
+    reg -> 0) by the kernel interpolation of the constant function, u(x) = k(x)^T K^{-1} 1 (equal
+    to 1 on every training sample): KNDA's test projections lie in span(AKDA's, u, 1)."""
+    X, y, Xt = _data(n_test=40)
+    knda = KNDA(gamma=GAMMA).fit(X, y)
+    assert knda.null_space_dim_ == 3
+    akda = AKDA(gamma=GAMMA, reg=TINY).fit(X, y)
+    gda = GDA(gamma=GAMMA, reg=TINY).fit(X, y)
+    assert _max_angle(_centred(akda.transform(X)), _centred(knda.transform(X))) < 1e-6
+    assert _max_angle(_centred(gda.transform(Xt)), _centred(knda.transform(Xt))) < 1e-6
+    test_angle = _max_angle(_centred(akda.transform(Xt)), _centred(knda.transform(Xt)))
+    assert test_angle > 1e-3  # not equal on new samples ...
+    K, Kt = rbf_kernel(X, gamma=GAMMA), rbf_kernel(Xt, X, gamma=GAMMA)
+    u = Kt @ np.linalg.solve(K, np.ones(len(K)))
+    ones = np.ones((len(Xt), 1))
+    augmented = np.column_stack([akda.transform(Xt), u, ones])
+    # ... but equal up to the interpolated constant
+    assert _max_angle(augmented, np.column_stack([knda.transform(Xt), ones])) < 1e-6
+
+
+def test_knda_warns_without_a_null_space():
+    X, y = _data()
+    X = np.vstack([X, X])  # duplicates: the within-class scatter has no null space
+    y = np.concatenate([y, y])
+    with pytest.warns(UserWarning, match="null space of dimension 0"):
+        est = KNDA(kernel="linear").fit(X, y)
+    assert est.null_space_dim_ == 0 and est.n_components_ == 3
+    with pytest.raises(ValueError, match="rtol"):
+        KNDA(rtol=0.0).fit(X, y)
 
 
 def test_centred_transform_matches_explicit_centring_of_the_test_kernel():

@@ -157,7 +157,11 @@ def test_results_frame_units_groups_and_speedups(tmp_path):
     from graphdr import ledger
 
     assert list(frame.columns) == [
-        *ledger.RESULT_COLUMNS, "condition", "collection", "reference", "n_train"
+        *ledger.RESULT_COLUMNS,
+        "condition",
+        "collection",
+        "reference",
+        "n_train",
     ]
     ledger.check_results(frame)
     # the training size of each row's run (the trend claims' covariate), empty on the toy's
@@ -247,6 +251,29 @@ def test_toy_separation_is_the_mann_whitney_auc_of_each_view():
     assert out["auc"]["input_2d"]["train"] < 0.75
 
 
+def test_akda_equivalence_angles(tmp_path):
+    """Claim C1's record on a small RBF problem: AKDA and KNDA agree on the training samples,
+    differ on held-out ones, and agree there once the interpolated constant joins AKDA's span."""
+    from graphdr.datasets.prepared import Dataset, save_npz
+
+    rng = np.random.default_rng(2)
+    y = np.repeat(np.arange(4), 30)
+    X = 2.0 * rng.normal(size=(4, 6))[y] + rng.normal(size=(y.size, 6))
+    path = tmp_path / "tiny.npz"
+    save_npz(Dataset("tiny", X, y, [str(c) for c in np.unique(y)]), path)
+    out = akda.akda_equivalence(
+        {"tiny": path}, {"10Ex": 10, "100Ex": 20}, seed=0, reg=1e-10, output=tmp_path / "e.json"
+    )
+    assert list(out) == ["tiny/10Ex", "tiny/100Ex"]
+    assert json.loads((tmp_path / "e.json").read_text())["experiments"] == out
+    for r in out.values():
+        assert r["null_space_dim"] == 3 and r["n_classes"] == 4
+        assert r["angle_train_deg"] < 1e-3 and r["angle_test_given_constant_deg"] < 1e-3
+        assert r["angle_test_deg"] > 0.1
+    # 20 per class of 30: the split keeps half of a class smaller than 2n (15)
+    assert (out["tiny/10Ex"]["n_train"], out["tiny/100Ex"]["n_train"]) == (40, 60)
+
+
 def test_results_frame_needs_per_class_ap(tmp_path):
     runs = _write_runs(tmp_path, [("a", "10Ex", "AKDA")])
     res = runs[("a", "10Ex", "AKDA")][0]
@@ -274,8 +301,24 @@ def test_claims_parse_and_every_checked_claim_selects_data(tmp_path):
     separation = tmp_path / "toy_separation.json"
     auc = {"input_2d": {"train": 0.6, "test": 0.55}, "akda": {"train": 1.0, "test": 0.7}}
     separation.write_text(json.dumps({"auc": auc}))
+    equivalence = tmp_path / "equivalence.json"
+    equivalence.write_text(
+        json.dumps(
+            {
+                "experiments": {
+                    f"{d}/{c}": {"n_train": 10, "angle_train_deg": 1e-6, "angle_test_deg": a}
+                    | {"angle_test_given_constant_deg": 1e-6}
+                    for d, c, a in [("u", "10Ex", 0.5), ("u", "100Ex", 3.0), ("v", "10Ex", 0.2)]
+                }
+            }
+        )
+    )
     frame = akda_report.results_frame(
-        runs, toy_timing=toy, toy_separation=separation, toy_dataset="akda_decaf50"
+        runs,
+        toy_timing=toy,
+        toy_separation=separation,
+        equivalence=equivalence,
+        toy_dataset="akda_decaf50",
     )
     verdicts = ledger.judge(claims, frame)
     checked = {c.claim for c in claims if c.status == "check"}
@@ -284,8 +327,10 @@ def test_claims_parse_and_every_checked_claim_selects_data(tmp_path):
     unselected = judged[judged["verdict"] == "not checked"]
     assert unselected.empty, unselected[["claim", "evidence"]].to_string()
     # the toy's figures: training samples primary, held-out samples a sensitivity variant
-    toy_verdicts = verdicts[verdicts["claim"].isin(["C4", "C5"])].set_index(["claim", "variant"])
-    assert toy_verdicts["verdict"].to_dict() == {
+    toy_verdicts = verdicts[verdicts["claim"].isin(["C1", "C4", "C5"])]
+    assert toy_verdicts.set_index(["claim", "variant"])["verdict"].to_dict() == {
+        ("C1", "primary"): "partly reproduced",  # 3 degrees on u/100Ex
+        ("C1", akda_report.TRAINING): "reproduced",
         ("C4", "primary"): "reproduced",
         ("C4", akda_report.HELD_OUT): "reproduced",
         ("C5", "primary"): "reproduced",

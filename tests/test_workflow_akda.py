@@ -56,7 +56,8 @@ def test_quick_targets_and_their_outputs(run):
     assert len(selected) == 2 * len(methods) and set(selected["draws"]) == {"2"}
     assert {"reg", "edge", "MAP (reg=0.001)"} <= set(selected.columns)
     frame = pd.read_csv(repo / FIGURES / "akda" / "akda_results.csv", dtype=str)
-    assert set(frame["variant"]) == {"primary", "reg=0.001", "samples=held_out"}
+    assert set(frame["variant"]) == {"primary", "reg=0.001", "samples=held_out", "samples=train"}
+    assert set(frame.loc[frame["study"] == "equivalence", "dataset"]) == {"akda_quick/10Ex"}
     toy = frame[frame["study"] == "toy_separation"]
     assert sorted(zip(toy["variant"], toy["method"], strict=True)) == [
         ("primary", "AKDA"),

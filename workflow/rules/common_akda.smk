@@ -120,6 +120,12 @@ def akda_table_files():
     ] + [figures(f"akda/akda_map_selected.{ext}") for ext in ("csv", "md", "tex")]
 
 
+def akda_equivalence_record():
+    """Claim C1's record (AKDA against KNDA) when the config asks for it (an input of the results
+    frame)."""
+    return [figures("akda/akda_equivalence.json")] if AKDA.get("equivalence") else []
+
+
 def akda_toy_record(name):
     """The toy problem's ``name`` record (timing, separation) when the config has a toy (an
     input of the results frame)."""

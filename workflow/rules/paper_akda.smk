@@ -92,6 +92,7 @@ rule akda_tables:
         reference=AKDA.get("reference", []),
         toy_timing=akda_toy_record("timing"),
         toy_separation=akda_toy_record("separation"),
+        equivalence=akda_equivalence_record(),
         code=code("graphdr.pipeline.papers.akda_report"),
     output:
         tables=[
@@ -168,3 +169,33 @@ rule akda_toy:
         kda_params=AKDA.get("estimators", {}).get("KDA", {}).get("params", {}),
     script:
         "../scripts/akda_toy.py"
+
+
+rule akda_equivalence:
+    """Claim C1: AKDA against KNDA, principal angles of their projections (a few seconds)."""
+    input:
+        prepared=lambda w: [
+            results(f"prepared/{d}.npz") for d in AKDA["equivalence"]["datasets"]
+        ],
+        code=code("graphdr.pipeline.papers.akda", "graphdr.methods.discriminant"),
+    output:
+        record=figures("akda/akda_equivalence.json"),
+    log:
+        logs("akda_equivalence/akda.log"),
+    benchmark:
+        results("benchmarks/akda_equivalence/akda.tsv")
+    conda:
+        "../../envs/plot.yaml"
+    threads: resource("akda_equivalence", "threads")
+    resources:
+        mem_mb=memory("akda_equivalence"),
+        runtime=resource("akda_equivalence", "runtime"),
+    params:
+        datasets=lambda w: AKDA["equivalence"]["datasets"],
+        conditions=lambda w: {
+            c: AKDA["conditions"][c] for c in AKDA["equivalence"]["conditions"]
+        },
+        seed=AKDA.get("seed"),
+        reg=lambda w: AKDA["equivalence"].get("reg", 1e-8),
+    script:
+        "../scripts/akda_equivalence.py"

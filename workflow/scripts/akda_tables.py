@@ -40,6 +40,7 @@ with runtime.job(snakemake):
         toy_separation=(
             snakemake.input.toy_separation[0] if snakemake.input.toy_separation else None
         ),
+        equivalence=snakemake.input.equivalence[0] if snakemake.input.equivalence else None,
         toy_dataset=snakemake.params.toy_dataset,
         method_labels=snakemake.params.method_labels,
     )

@@ -6,7 +6,7 @@ scikit-learn's estimator checks over it (and checks that no estimator class defi
 """
 
 from graphdr.methods.common_vectors import DCV
-from graphdr.methods.discriminant import AKDA, GDA, KDA, SRKDA
+from graphdr.methods.discriminant import AKDA, GDA, KDA, KNDA, SRKDA
 from graphdr.methods.elastic import DEE, DSNE, EE
 from graphdr.methods.graph_embedding import (
     KDA_GE,
@@ -76,6 +76,7 @@ ALL_ESTIMATORS = [
     KDA,
     GDA,
     SRKDA,
+    KNDA,
     KSDA,
     GSDA,
     # elastic embedding (elastic); discriminative common vectors (common_vectors), min-max
@@ -119,6 +120,7 @@ __all__ = [
     "KDA",
     "GDA",
     "SRKDA",
+    "KNDA",
     "KSDA",
     "GSDA",
     "DEE",

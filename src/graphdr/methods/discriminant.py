@@ -9,6 +9,9 @@
   eigenproblem of ``P^T W P`` with ``W = blockdiag(11^T / N_c)``.
 * :class:`SRKDA` — spectral-regression KDA (Cai, He & Han 2011): Gram-Schmidt responses and one
   regularised kernel linear system.
+* :class:`KNDA` — kernel null-space discriminant analysis (Bodesheim et al. 2013, after Ye & Xiong
+  2006): the between-class scatter maximised in the null space of the within-class scatter, by a
+  cascade of eigendecompositions; paper 002 (Sec. 4.3, Sec. 5) shows AKDA is equivalent to it.
 
 Subclass methods (AKSDA, KSDA, GSDA) live in :mod:`graphdr.methods.subclass`. The mathematics is in
 ``docs/akda.md``. Notation: ``N`` samples, ``C`` classes of ``N_c`` samples, ``z_c`` the class
@@ -42,7 +45,15 @@ from graphdr.kernels import (
 )
 from graphdr.solvers import flip_signs
 
-__all__ = ["AKDA", "KDA", "GDA", "SRKDA", "IndefiniteKernelWarning", "check_kernel_memory"]
+__all__ = [
+    "AKDA",
+    "KDA",
+    "GDA",
+    "SRKDA",
+    "KNDA",
+    "IndefiniteKernelWarning",
+    "check_kernel_memory",
+]
 
 KERNELS = ("linear", "rbf", "poly", "precomputed")
 DEFAULT_REG = 1e-3
@@ -481,7 +492,7 @@ def _check_params(est, X=None) -> None:
         raise ValueError(f"kernel must be one of {KERNELS}, got {est.kernel!r}.")
     if X is not None:
         est.gamma_ = resolve_gamma(est.gamma, X) if est.kernel in ("rbf", "poly") else None
-    reg = est.reg
+    reg = getattr(est, "reg", 0.0)  # KNDA has no ridge
     if not isinstance(reg, numbers.Real) or not np.isfinite(reg) or reg < 0:
         raise ValueError(f"reg must be a finite number >= 0, got {reg!r}.")
     try:
@@ -879,4 +890,108 @@ class SRKDA(KernelDiscriminantBase):
                 f"SRKDA: a direction has alpha^T K alpha <= 0 (reg={self.reg}); increase reg."
             )
         self._store(alpha / np.sqrt(sq_norms), np.ones(n_components))
+        return self
+
+
+# --------------------------------------------------------------------------------------------
+# KNDA (Bodesheim et al. 2013; Ye & Xiong 2006)
+# --------------------------------------------------------------------------------------------
+
+
+def knda_coefficients(
+    Kc: np.ndarray, labels: np.ndarray, counts: np.ndarray, n_components: int, rtol: float
+):
+    """Kernel null-space discriminant analysis on a centred kernel ``Kc = P Gamma P^T``.
+
+    1. the range of the total scatter: eigenvalues of ``Kc`` above ``rtol * max`` (rank r); the
+       centred training samples have coordinates ``Y = P Gamma^{1/2}`` (N x r) in its orthonormal
+       feature-space basis ``Phi~ P Gamma^{-1/2}``;
+    2. the null space of the within-class scatter ``S_w = Y_w^T Y_w`` (``Y_w``: ``Y`` minus its
+       class means): eigenvalues of ``S_w`` at most ``rtol * max(Gamma)`` (q directions; q = C - 1
+       when the samples are linearly independent in feature space, e.g. an RBF kernel on distinct
+       samples);
+    3. the between-class scatter ``S_b = M^T diag(N_c) M`` (``M``: class means of ``Y``) in that
+       null space: its leading eigenvectors ``W``.
+    When the null space has fewer than ``n_components`` directions, the smallest-eigenvalue
+    directions of ``S_w`` stand in, with a warning (as :class:`graphdr.methods.DCV` does).
+    Returns (null-space dimension, eigenvalues of step 3, expansion coefficients
+    ``P Gamma^{-1/2} Z W``, N x n_components).
+    """
+    gam, P = scipy.linalg.eigh(Kc, overwrite_a=True, check_finite=False, driver="evd")
+    keep = gam > rtol * max(gam.max(), 0.0)
+    gam, P = gam[keep], P[:, keep]
+    Y = P * np.sqrt(gam)
+    means = class_mean_kernels(Y.T, labels, counts).T  # C x r class means of the coordinates
+    Yw = Y - means[labels]
+    sw, Z = scipy.linalg.eigh(Yw.T @ Yw, check_finite=False, driver="evd")  # ascending
+    n_null = int(np.count_nonzero(sw <= rtol * gam.max()))
+    if n_null < n_components:
+        warnings.warn(
+            f"KNDA: the within-class scatter has a null space of dimension {n_null} in the range "
+            f"of the centred kernel, fewer than n_components={n_components} (the training samples "
+            "are not linearly independent in feature space: duplicates, or a linear kernel with "
+            f"more samples than features); its {n_components} smallest-eigenvalue directions "
+            "stand in, so classes do not collapse to points.",
+            UserWarning,
+            stacklevel=3,
+        )
+    Z = Z[:, : max(n_null, n_components)]
+    MZ = means @ Z * np.sqrt(counts)[:, None]
+    w, V = scipy.linalg.eigh(MZ.T @ MZ, check_finite=False)
+    w, V = w[::-1][:n_components], V[:, ::-1][:, :n_components]
+    return n_null, w, P @ ((Z @ V) / np.sqrt(gam)[:, None])
+
+
+class KNDA(KernelDiscriminantBase):
+    """Kernel null-space discriminant analysis (Bodesheim et al. 2013, after Ye & Xiong 2006).
+
+    The directions maximise the between-class scatter inside the null space of the within-class
+    scatter, within the span of the centred training samples (:func:`knda_coefficients`): every
+    training sample of a class projects onto one point. Paper 002 (Sec. 4.3 and 5) shows that AKDA
+    (as ``reg -> 0``) spans the same subspace whenever the training samples are linearly
+    independent in feature space, and that KNDA's cascade of decompositions makes it much slower;
+    ``tests/test_discriminant.py`` checks the equivalence and the ledger's claim C1 of paper 002
+    judges it on data. Our own code (no maintained library implements it). New points are centred
+    with the training statistics, as GDA. Cost: two eigendecompositions of N x N (``~9 N^3``
+    flops each), no ridge.
+
+    Parameters are those of :class:`AKDA` except ``reg``, plus ``rtol`` (relative eigenvalue
+    threshold for the range of the centred kernel and for the null space of the within-class
+    scatter, default 1e-10). Attribute ``null_space_dim_``: the dimension of that null space
+    (C - 1 for linearly independent samples; below ``n_components`` a warning says that the
+    smallest-scatter directions stood in).
+    """
+
+    _label = "KNDA"
+    _n_kernel_matrices = 3
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        kernel="rbf",
+        gamma="scale",
+        degree=2,
+        coef0=1.0,
+        rtol=1e-10,
+        dtype="float64",
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.rtol = rtol
+        self.dtype = dtype
+
+    def fit(self, X, y):
+        if not isinstance(self.rtol, numbers.Real) or not 0 < self.rtol < 1:
+            raise ValueError(f"rtol must be a number in (0, 1), got {self.rtol!r}.")
+        X, y_enc, counts = self._validate_fit(X, y)
+        n_components = self._check_n_components(counts.size - 1)
+        K = self._train_kernel(X).astype(np.float64, copy=False)
+        self._set_centering(*center_kernel_inplace(K))
+        n_null, w, alpha = knda_coefficients(K, y_enc, counts, n_components, self.rtol)
+        self.null_space_dim_ = n_null
+        self._store(alpha, w)
         return self

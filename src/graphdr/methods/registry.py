@@ -45,6 +45,7 @@ ESTIMATOR_MODULES = {
     "KDA": "graphdr.methods.discriminant",
     "GDA": "graphdr.methods.discriminant",
     "SRKDA": "graphdr.methods.discriminant",
+    "KNDA": "graphdr.methods.discriminant",
     "KSDA": "graphdr.methods.subclass",
     "GSDA": "graphdr.methods.subclass",
     "DEE": "graphdr.methods.elastic",

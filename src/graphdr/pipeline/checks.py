@@ -471,6 +471,17 @@ def _check_akda(p: _Problems, config: Mapping, akda: Mapping) -> None:
             conditions,
             f"a condition of {where}.conditions",
         )
+    equivalence = akda.get("equivalence") or {}
+    if equivalence:
+        for d in equivalence.get("datasets", []):
+            p.unknown(f"{where}.equivalence.datasets", d, datasets, known)
+        for c in equivalence.get("conditions", []):
+            p.unknown(
+                f"{where}.equivalence.conditions",
+                c,
+                conditions,
+                f"a condition of {where}.conditions",
+            )
     _check_file(p, f"{where}.reference", akda.get("reference"))
 
 

@@ -36,6 +36,7 @@ from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
+import scipy.linalg
 
 from graphdr import reporting
 from graphdr.datasets.prepared import load_npz
@@ -50,6 +51,7 @@ __all__ = [
     "LINEAR_DR",
     "METHODS",
     "SUBCLASS_DR",
+    "akda_equivalence",
     "akda_group_run",
     "akda_run",
     "akda_toy",
@@ -736,6 +738,76 @@ def akda_group_run(
             io.write_json({"method": m, "skipped": str(why)}, result_paths[m])
             io.write_json({}, timing_paths[m])
     return out
+
+
+# ---- AKDA and KNDA (claim C1) ----------------------------------------------------------------
+
+
+def _max_angle_deg(A: np.ndarray, B: np.ndarray, *, centre: bool = True) -> float:
+    """Largest principal angle (degrees) between the column spans of two projections (centred
+    first unless ``centre`` is False)."""
+    if centre:
+        A, B = A - A.mean(axis=0), B - B.mean(axis=0)
+    return float(np.rad2deg(scipy.linalg.subspace_angles(A, B).max()))
+
+
+def akda_equivalence(
+    prepared: Mapping[str, str | os.PathLike],
+    conditions: Mapping[str, int],
+    *,
+    seed: int,
+    reg: float,
+    output: str | os.PathLike,
+) -> dict:
+    """Claim C1 (paper 002, Sec. 4.3 and 5): AKDA (as reg -> 0) is equivalent to KNDA.
+
+    ``prepared`` maps datasets to their prepared files, ``conditions`` names to samples per class
+    (e.g. ``{"10Ex": 10}``). On each dataset and condition, the first draw of the condition's
+    split (the protocol's seed; the experiment ``<dataset>/<condition>``): AKDA with the ridge
+    ``reg`` and KNDA, both with the RBF kernel at gamma "scale". Written per experiment to
+    ``output``: the largest principal angle (degrees) between their centred
+    projections of the training samples and of the held-out samples, KNDA's null-space dimension,
+    and the angle between KNDA's held-out projections and the span of AKDA's, the constant and
+    ``u(x) = k(x)^T (K + reg I)^{-1} 1`` (the kernel interpolation of the constant function, 1 on
+    every training sample: AKDA projects uncentred, KNDA centred).
+    """
+    out = {}
+    for name, path in prepared.items():
+        data = load_npz(path)
+        X, y = np.asarray(data.X, dtype=np.float64), np.asarray(data.y)
+        for condition, n_per_class in conditions.items():
+            train, test = per_class_count_split(y, int(n_per_class), random_state=seed)
+            out[f"{name}/{condition}"] = _equivalence_record(X[train], y[train], X[test], reg)
+    io.write_json({"reg": float(reg), "experiments": out}, output)
+    return out
+
+
+def _equivalence_record(X, y, X_test, reg) -> dict:
+    """One experiment of :func:`akda_equivalence`."""
+    from graphdr.kernels import pairwise_kernel
+    from graphdr.methods.discriminant import solve_regularized_kernel
+
+    akda = make_estimator("AKDA", reg=reg).fit(X, y)
+    knda = make_estimator("KNDA").fit(X, y)
+    K = pairwise_kernel(X, kernel="rbf", gamma=akda.gamma_)
+    u_weights = solve_regularized_kernel(K, np.ones((X.shape[0], 1)), reg)
+    del K
+    u = pairwise_kernel(X_test, X, kernel="rbf", gamma=akda.gamma_) @ u_weights
+    Zt_akda, Zt_knda = akda.transform(X_test), knda.transform(X_test)
+    ones = np.ones((X_test.shape[0], 1))
+    return {
+        "n_train": int(X.shape[0]),
+        "n_test": int(X_test.shape[0]),
+        "n_classes": int(np.unique(y).size),
+        "null_space_dim": int(knda.null_space_dim_),
+        "angle_train_deg": _max_angle_deg(akda.transform(X), knda.transform(X)),
+        "angle_test_deg": _max_angle_deg(Zt_akda, Zt_knda),
+        "angle_test_given_constant_deg": _max_angle_deg(
+            np.column_stack([Zt_akda, u, ones]),
+            np.column_stack([Zt_knda, ones]),
+            centre=False,
+        ),
+    }
 
 
 # ---- toy example (Figures 2-3) ---------------------------------------------------------------

@@ -71,6 +71,7 @@ def akda_tables(
     timing_output: str | os.PathLike | None = None,
     toy_timing: str | os.PathLike | None = None,
     toy_separation: str | os.PathLike | None = None,
+    equivalence: str | os.PathLike | None = None,
     toy_dataset: str = "",
     method_labels: Mapping[str, str] | None = None,
 ) -> dict[str, pd.DataFrame]:
@@ -153,7 +154,11 @@ def akda_tables(
     )
     if results_output is not None:
         tidy = results_frame(
-            runs, toy_timing=toy_timing, toy_separation=toy_separation, toy_dataset=toy_dataset
+            runs,
+            toy_timing=toy_timing,
+            toy_separation=toy_separation,
+            equivalence=equivalence,
+            toy_dataset=toy_dataset,
         )
         write_results(tidy, results_output, timing_output)
     return shown
@@ -311,6 +316,7 @@ def results_frame(
     *,
     toy_timing: str | os.PathLike | None = None,
     toy_separation: str | os.PathLike | None = None,
+    equivalence: str | os.PathLike | None = None,
     toy_dataset: str = "",
     variant: str = "primary",
 ) -> pd.DataFrame:
@@ -340,6 +346,11 @@ def results_frame(
     study ``toy_separation`` the separation its two figures show (:func:`akda.toy_separation`:
     metric ``auc``, methods ``input_2d`` and ``AKDA``): the figures' training samples under
     ``variant``, the split's held-out samples under the sensitivity variant :data:`HELD_OUT`.
+    Study ``equivalence`` holds claim C1's principal angles between AKDA's and KNDA's
+    projections (:func:`akda.akda_equivalence`; metric ``angle_deg``, method ``AKDA``, dataset
+    the experiment): held-out samples under ``variant``, training samples under
+    :data:`TRAINING`, and (metric ``angle_given_constant_deg``) the held-out angle once the
+    kernel interpolation of the constant is added to AKDA's span.
     """
     rows, seconds, aps = [], {}, {}
     for (dataset, condition, method), (result, timing) in runs.items():
@@ -389,6 +400,8 @@ def results_frame(
         rows += _toy_rows(_read(toy_timing), toy_dataset, variant)
     if toy_separation is not None:
         rows += _toy_separation_rows(_read(toy_separation), toy_dataset, variant)
+    if equivalence is not None:
+        rows += _equivalence_rows(_read(equivalence), variant)
     frame = pd.DataFrame(rows, columns=[*ledger.RESULT_COLUMNS, *RESULT_EXTRA])
     keys = ["study", "variant", "dataset", "method", "reference", "metric", "split"]
     return frame.sort_values(keys, kind="stable").reset_index(drop=True)
@@ -450,6 +463,27 @@ def _toy_base(study: str, dataset: str, variant: str) -> dict:
 _TOY_VIEWS = {"input_2d": "input_2d", "akda": "AKDA"}
 #: the ledger variant of the toy's held-out samples (the figures show the training samples)
 HELD_OUT = "samples=held_out"
+
+
+#: the ledger variant of claim C1's training-sample angles (the held-out ones are primary)
+TRAINING = "samples=train"
+
+
+def _equivalence_rows(record: Mapping, variant: str) -> list[dict]:
+    rows = []
+    for exp, r in record["experiments"].items():
+        base = _toy_base("equivalence", exp, variant) | {
+            "method": "AKDA", "dimension": "", "condition": exp.rpartition("/")[2],
+            "collection": exp.rpartition("/")[0], "reference": "KNDA", "n_train": str(r["n_train"]),
+        }  # fmt: skip
+        rows += [
+            base | {"metric": "angle_deg", "value": r["angle_test_deg"]},
+            base | {"variant": TRAINING, "metric": "angle_deg", "value": r["angle_train_deg"]},
+            base
+            | {"metric": "angle_given_constant_deg"}
+            | {"value": r["angle_test_given_constant_deg"]},
+        ]
+    return rows
 
 
 def _toy_separation_rows(record: Mapping, dataset: str, variant: str) -> list[dict]:
