@@ -320,6 +320,29 @@ def test_trend_is_spearman_of_the_group_gains_against_the_covariate():
         ledger.judge([replace(c, covariate="")], up)
 
 
+def test_top_set_decides_the_boundary_by_the_paired_test():
+    """B and C on top: by a wide margin over 10 splits -> reproduced; by less than the noise
+    -> every dataset a tie -> no difference (the means alone would say reproduced); the wrong
+    pair on top -> not reproduced; with 3 splits no test can reach 0.05 and the means decide."""
+    c = claim("top_set", subject=("B", "C"), versus=())
+    assert verdict(c, frame({"A": 0.0, "B": 0.1, "C": 0.2}, noise=0.01)) == REPRODUCED
+    close = frame({"A": 0.0, "B": 0.001, "C": 0.2}, noise=0.02, seed=0)
+    means = close.groupby(["dataset", "method"])["value"].mean().unstack()
+    assert (means["B"] > means["A"]).sum() == 6  # by the means alone: 6 of 8, "partly"
+    out = ledger.judge([c], close).iloc[0]
+    assert out["verdict"] == NO_DIFFERENCE, out["evidence"]
+    # the per-dataset test is the boundary pair's: B (weakest subject) against A
+    d0 = close[close["dataset"] == "d0"].pivot_table(index="split", columns="method", values="value")
+    p = sps.wilcoxon(d0["B"], d0["A"]).pvalue
+    assert f"(B vs A: Wilcoxon signed-rank: statistic" in out["evidence"]
+    assert f"p = {p:.3g}, n = 10)" in out["evidence"].split("; d1:")[0]
+    assert verdict(c, frame({"A": 0.3, "B": 0.1, "C": 0.2}, noise=0.01)) == NOT_REPRODUCED
+    few = frame({"A": 0.0, "B": 0.001, "C": 0.2}, noise=0.02, seed=0, splits=3)
+    out = ledger.judge([c], few).iloc[0]
+    assert "by means: 3 splits" in out["evidence"]
+    assert out["verdict"] in (REPRODUCED, PARTLY)
+
+
 def test_each_at_most_bounds_every_dataset_and_method():
     """Every (dataset, method) mean must meet the bound; the median could not tell."""
     rows = [

@@ -407,7 +407,13 @@ def extreme(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
 
 @rule("top_set")
 def top_set(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
-    """On each dataset the subject methods (several) hold the top places of their group."""
+    """On each dataset the subject methods (several) hold the top places of their group.
+
+    The order is decided at its boundary: the weakest subject (by mean) against the strongest
+    other method, by the paired Wilcoxon test over the dataset's splits when there are at least
+    MIN_UNITS of them (significant -> holds or fails by the gap's sign; not significant -> tie).
+    With fewer splits no test can reach the level, and the means decide, as the evidence says
+    (one split: a single deterministic measurement)."""
     sign = 1.0 if claim.higher_is_better else -1.0
     subjects = set(claim.subject)
 
@@ -415,8 +421,21 @@ def top_set(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
         if not subjects <= set(means.index):
             return None, f"{d}: no result of {sorted(subjects - set(means.index))}"
         ranking = sorted(means.index, key=lambda m: -sign * means[m])
+        text = f"{d}: " + " > ".join(f"{m} {_fmt(means[m])}" for m in ranking)
         outcome = "yes" if set(ranking[: len(subjects)]) == subjects else "no"
-        return outcome, f"{d}: " + " > ".join(f"{m} {_fmt(means[m])}" for m in ranking)
+        others = [m for m in ranking if m not in subjects]
+        if not others:
+            return outcome, text
+        weakest = [m for m in ranking if m in subjects][-1]
+        wide = part.pivot_table(index="split", columns="method", values="value")
+        pair = wide[[weakest, others[0]]].dropna()
+        if len(pair) < MIN_UNITS:
+            by_means = f" (by means: {len(pair)} splits)" if len(pair) > 1 else ""
+            return outcome, text + by_means
+        test = stats.wilcoxon_paired(pair[weakest].to_numpy(), pair[others[0]].to_numpy())
+        gap = float(np.mean(sign * (pair[weakest] - pair[others[0]])))
+        outcome = ("yes" if gap > 0 else "no") if test.p < alpha else "tie"
+        return outcome, f"{text} ({weakest} vs {others[0]}: {test.text()})"
 
     return _per_dataset(claim, data, one)
 
