@@ -332,9 +332,11 @@ def test_top_set_decides_the_boundary_by_the_paired_test():
     out = ledger.judge([c], close).iloc[0]
     assert out["verdict"] == NO_DIFFERENCE, out["evidence"]
     # the per-dataset test is the boundary pair's: B (weakest subject) against A
-    d0 = close[close["dataset"] == "d0"].pivot_table(index="split", columns="method", values="value")
+    d0 = close[close["dataset"] == "d0"].pivot_table(
+        index="split", columns="method", values="value"
+    )
     p = sps.wilcoxon(d0["B"], d0["A"]).pvalue
-    assert f"(B vs A: Wilcoxon signed-rank: statistic" in out["evidence"]
+    assert "(B vs A: Wilcoxon signed-rank: statistic" in out["evidence"]
     assert f"p = {p:.3g}, n = 10)" in out["evidence"].split("; d1:")[0]
     assert verdict(c, frame({"A": 0.3, "B": 0.1, "C": 0.2}, noise=0.01)) == NOT_REPRODUCED
     few = frame({"A": 0.0, "B": 0.001, "C": 0.2}, noise=0.02, seed=0, splits=3)

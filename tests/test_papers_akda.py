@@ -262,9 +262,17 @@ def test_akda_equivalence_angles(tmp_path):
     path = tmp_path / "tiny.npz"
     save_npz(Dataset("tiny", X, y, [str(c) for c in np.unique(y)]), path)
     out = akda.akda_equivalence(
-        {"tiny": path}, {"10Ex": 10, "100Ex": 20}, seed=0, reg=1e-10, output=tmp_path / "e.json"
+        {"tiny": path},
+        {"10Ex": 10, "100Ex": 20},
+        seed=0,
+        reg=1e-10,
+        output=tmp_path / "e.json",
+        timing_output=tmp_path / "t.json",
     )
     assert list(out) == ["tiny/10Ex", "tiny/100Ex"]
+    seconds = json.loads((tmp_path / "t.json").read_text())["experiments"]
+    assert sorted(seconds) == sorted(out)  # the JSON writer sorts keys
+    assert all(v > 0 for s in seconds.values() for v in s.values())
     assert json.loads((tmp_path / "e.json").read_text())["experiments"] == out
     for r in out.values():
         assert r["null_space_dim"] == 3 and r["n_classes"] == 4
@@ -313,13 +321,20 @@ def test_claims_parse_and_every_checked_claim_selects_data(tmp_path):
             }
         )
     )
+    equivalence_timing = tmp_path / "equivalence_timing.json"
+    equivalence_timing.write_text(
+        json.dumps({"experiments": {"u/10Ex": {"AKDA": 0.1, "KNDA": 2.0}}})
+    )
     frame = akda_report.results_frame(
         runs,
         toy_timing=toy,
         toy_separation=separation,
         equivalence=equivalence,
+        equivalence_timing=equivalence_timing,
         toy_dataset="akda_decaf50",
     )
+    knda = frame[(frame["study"] == "equivalence_timing") & (frame["metric"] == "train_speedup")]
+    assert knda["value"].tolist() == [20.0] and knda["reference"].tolist() == ["KNDA"]
     verdicts = ledger.judge(claims, frame)
     checked = {c.claim for c in claims if c.status == "check"}
     judged = verdicts[verdicts["claim"].isin(checked) & (verdicts["variant"] == "primary")]

@@ -120,10 +120,14 @@ def akda_table_files():
     ] + [figures(f"akda/akda_map_selected.{ext}") for ext in ("csv", "md", "tex")]
 
 
-def akda_equivalence_record():
-    """Claim C1's record (AKDA against KNDA) when the config asks for it (an input of the results
-    frame)."""
-    return [figures("akda/akda_equivalence.json")] if AKDA.get("equivalence") else []
+def akda_equivalence_record(suffix):
+    """Claim C1's record (AKDA against KNDA; ``suffix`` "_timing": their fit times) when the
+    config asks for it (an input of the results frame)."""
+    return (
+        [figures(f"akda/akda_equivalence{suffix}.json")]
+        if AKDA.get("equivalence")
+        else []
+    )
 
 
 def akda_toy_record(name):

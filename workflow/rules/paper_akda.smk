@@ -92,7 +92,8 @@ rule akda_tables:
         reference=AKDA.get("reference", []),
         toy_timing=akda_toy_record("timing"),
         toy_separation=akda_toy_record("separation"),
-        equivalence=akda_equivalence_record(),
+        equivalence=akda_equivalence_record(""),
+        equivalence_timing=akda_equivalence_record("_timing"),
         code=code("graphdr.pipeline.papers.akda_report"),
     output:
         tables=[
@@ -180,6 +181,7 @@ rule akda_equivalence:
         code=code("graphdr.pipeline.papers.akda", "graphdr.methods.discriminant"),
     output:
         record=figures("akda/akda_equivalence.json"),
+        timing=figures("akda/akda_equivalence_timing.json"),
     log:
         logs("akda_equivalence/akda.log"),
     benchmark:

@@ -25,4 +25,5 @@ with runtime.job(snakemake):
         seed=snakemake.params.seed,
         reg=snakemake.params.reg,
         output=snakemake.output.record,
+        timing_output=snakemake.output.timing,
     )

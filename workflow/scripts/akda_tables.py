@@ -41,6 +41,9 @@ with runtime.job(snakemake):
             snakemake.input.toy_separation[0] if snakemake.input.toy_separation else None
         ),
         equivalence=snakemake.input.equivalence[0] if snakemake.input.equivalence else None,
+        equivalence_timing=(
+            snakemake.input.equivalence_timing[0] if snakemake.input.equivalence_timing else None
+        ),
         toy_dataset=snakemake.params.toy_dataset,
         method_labels=snakemake.params.method_labels,
     )

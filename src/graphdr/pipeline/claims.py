@@ -20,7 +20,7 @@ __all__ = ["MEASURED_STUDIES", "build_scorecard", "judge_paper", "write_results"
 #: Studies of a results frame that hold wall-clock measurements: they go to
 #: ``<paper>_results_timing.csv`` (the project's "timing" naming convention: bytes change run to
 #: run), everything else to ``<paper>_results.csv`` (byte-identical run to run).
-MEASURED_STUDIES = ("timing", "toy_timing")
+MEASURED_STUDIES = ("timing", "toy_timing", "equivalence_timing")
 
 
 def write_results(frame: pd.DataFrame, path, timing_path=None) -> None:

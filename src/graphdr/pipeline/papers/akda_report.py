@@ -72,6 +72,7 @@ def akda_tables(
     toy_timing: str | os.PathLike | None = None,
     toy_separation: str | os.PathLike | None = None,
     equivalence: str | os.PathLike | None = None,
+    equivalence_timing: str | os.PathLike | None = None,
     toy_dataset: str = "",
     method_labels: Mapping[str, str] | None = None,
 ) -> dict[str, pd.DataFrame]:
@@ -158,6 +159,7 @@ def akda_tables(
             toy_timing=toy_timing,
             toy_separation=toy_separation,
             equivalence=equivalence,
+            equivalence_timing=equivalence_timing,
             toy_dataset=toy_dataset,
         )
         write_results(tidy, results_output, timing_output)
@@ -317,6 +319,7 @@ def results_frame(
     toy_timing: str | os.PathLike | None = None,
     toy_separation: str | os.PathLike | None = None,
     equivalence: str | os.PathLike | None = None,
+    equivalence_timing: str | os.PathLike | None = None,
     toy_dataset: str = "",
     variant: str = "primary",
 ) -> pd.DataFrame:
@@ -350,7 +353,9 @@ def results_frame(
     projections (:func:`akda.akda_equivalence`; metric ``angle_deg``, method ``AKDA``, dataset
     the experiment): held-out samples under ``variant``, training samples under
     :data:`TRAINING`, and (metric ``angle_given_constant_deg``) the held-out angle once the
-    kernel interpolation of the constant is added to AKDA's span.
+    kernel interpolation of the constant is added to AKDA's span. Study ``equivalence_timing``
+    (MEASURED) holds the two fits' seconds (``train_seconds``) and KNDA's over AKDA's
+    (``train_speedup``, reference ``KNDA``).
     """
     rows, seconds, aps = [], {}, {}
     for (dataset, condition, method), (result, timing) in runs.items():
@@ -402,6 +407,8 @@ def results_frame(
         rows += _toy_separation_rows(_read(toy_separation), toy_dataset, variant)
     if equivalence is not None:
         rows += _equivalence_rows(_read(equivalence), variant)
+    if equivalence_timing is not None:
+        rows += _equivalence_timing_rows(_read(equivalence_timing), variant)
     frame = pd.DataFrame(rows, columns=[*ledger.RESULT_COLUMNS, *RESULT_EXTRA])
     keys = ["study", "variant", "dataset", "method", "reference", "metric", "split"]
     return frame.sort_values(keys, kind="stable").reset_index(drop=True)
@@ -483,6 +490,22 @@ def _equivalence_rows(record: Mapping, variant: str) -> list[dict]:
             | {"metric": "angle_given_constant_deg"}
             | {"value": r["angle_test_given_constant_deg"]},
         ]
+    return rows
+
+
+def _equivalence_timing_rows(record: Mapping, variant: str) -> list[dict]:
+    rows = []
+    for exp, seconds in record["experiments"].items():
+        base = _toy_base("equivalence_timing", exp, variant) | {"dimension": ""}
+        rows += [
+            base | {"method": m, "metric": "train_seconds", "value": v, "reference": ""}
+            for m, v in seconds.items()
+        ]
+        rows.append(
+            base
+            | {"method": "AKDA", "metric": "train_speedup", "reference": "KNDA"}
+            | {"value": seconds["KNDA"] / seconds["AKDA"]}
+        )
     return rows
 
 
