@@ -55,3 +55,66 @@ def test_costs_refuse_an_empty_folder_and_a_file_that_is_not_a_benchmark(tmp_pat
     pd.DataFrame({"s": [1.0]}).to_csv(tmp_path / "r" / "x.tsv", sep="\t", index=False)
     with pytest.raises(ValueError, match="not a Snakemake benchmark file"):
         costs.read_benchmarks(tmp_path)
+
+
+def test_costs_prefer_the_cpu_of_the_jobs_logs(tmp_path, capsys):
+    """A job's log ends with runtime.job's done record: its CPU replaces the benchmark's
+    sampled figure (which misses the CPU after Snakemake's last 30-s sample)."""
+    from graphdr.pipeline import runtime
+
+    bench, logs, rules = tmp_path / "benchmarks", tmp_path / "logs", tmp_path / "rules"
+    rules.mkdir()
+    (rules / "paper_akda.smk").write_text("rule akda_group:\n    input: 'a'\n")
+    _bench(bench / "akda_group/usps/10Ex.tsv", 100.0, 300.0, 75.0)
+    _bench(bench / "akda_group/coil20/10Ex.tsv", 10.0, 300.0, 9.0)
+    done = runtime.USAGE_FORMAT.format(cpu=99.5, user=98.0, system=1.5, rss=300)
+    (logs / "akda_group/usps").mkdir(parents=True)
+    (logs / "akda_group/usps/10Ex.log").write_text(
+        "2026-11-27 10:00:00,000 INFO graphdr.pipeline: rule akda_group\n"
+        f"2026-11-27 10:01:40,000 INFO graphdr.pipeline: done: {done}\n"
+    )
+    (logs / "akda_group/coil20").mkdir(parents=True)
+    (logs / "akda_group/coil20/10Ex.log").write_text("... ERROR graphdr.pipeline: job failed\n")
+    assert costs.read_job_logs(logs) == {("akda_group", "usps/10Ex"): 99.5}
+    jobs = costs.with_log_cpu(costs.read_benchmarks(bench), costs.read_job_logs(logs))
+    by_job = jobs.set_index("job")
+    assert by_job.loc["usps/10Ex", ["cpu_s", "cpu_from"]].tolist() == [99.5, "log"]
+    assert by_job.loc["coil20/10Ex", ["cpu_s", "cpu_from"]].tolist() == [9.0, "benchmark"]
+    assert costs.main([str(bench), "--rules", str(rules), "--logs", str(logs)]) == 0
+    out = capsys.readouterr().out
+    assert "total: 2 jobs, 108 CPU-s" in out and "logs for 1 of 2 jobs" in out
+
+
+def test_job_done_record_states_this_process_cpu(tmp_path):
+    """runtime.process_usage is getrusage's user + system time: it grows with work done."""
+    import re
+    import resource
+
+    from graphdr.pipeline import runtime
+
+    text = runtime.process_usage()
+    cpu = float(re.match(r"([0-9.]+) CPU-s", text).group(1))
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    assert cpu >= own.ru_utime + own.ru_stime - 0.05
+    sum(i * i for i in range(2_000_000))  # about 0.1 s of CPU
+    assert float(re.match(r"([0-9.]+) CPU-s", runtime.process_usage()).group(1)) > cpu
+
+
+def test_every_rule_logs_where_its_benchmark_is():
+    """costs.with_log_cpu finds a job's log by its benchmark's path: ``logs/<rule>/<x>.log``
+    beside ``results/benchmarks/<rule>/<x>.tsv``, in every rule of the workflow."""
+    import re
+    from pathlib import Path
+
+    rules = Path(__file__).resolve().parents[1] / "workflow" / "rules"
+    checked = 0
+    for smk in sorted(rules.glob("*.smk")):
+        text = smk.read_text(encoding="utf-8")
+        for name, block in re.findall(r"^rule (\w+):\n((?:    .*\n|\n)+)", text, flags=re.M):
+            log = re.search(r'logs\(\s*f?"([^"]+)\.log"', block)
+            bench = re.search(r'results\(\s*f?"benchmarks/([^"]+)\.tsv"', block)
+            if log or bench:
+                assert log and bench, f"{smk.name}: rule {name} has a log or a benchmark only"
+                assert log.group(1) == bench.group(1), (smk.name, name)
+                checked += 1
+    assert checked >= 30

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import resource
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -73,6 +74,23 @@ def thread_report() -> dict[str, int]:
     return report
 
 
+#: the ``done`` record's usage text (parsed by graphdr.pipeline.costs.read_job_logs)
+USAGE_FORMAT = "{cpu:.2f} CPU-s (user {user:.2f} + system {system:.2f}), peak RSS {rss:.0f} MB"
+
+
+def process_usage() -> str:
+    """CPU seconds (user + system) of this process and of the children it has waited for,
+    since the process started (imports included), and its peak resident memory
+    (``resource.getrusage``), as :data:`USAGE_FORMAT` text."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    user, system = own.ru_utime + children.ru_utime, own.ru_stime + children.ru_stime
+    rss_mb = max(own.ru_maxrss, children.ru_maxrss) / 1024.0  # kilobytes on Linux
+    return USAGE_FORMAT.format(cpu=user + system, user=user, system=system, rss=rss_mb)
+
+
 @contextlib.contextmanager
 def job(snakemake) -> Iterator[logging.Logger]:
     """Run the body of a workflow script as one job.
@@ -81,7 +99,10 @@ def job(snakemake) -> Iterator[logging.Logger]:
     ``snakemake.threads`` and records the effective limits (at the start, and at the end when
     the job has loaded more pools, e.g. numba) and the numba cache directory. The last record is
     ``done`` for a job that succeeded, or the exception with its traceback (re-raised) for one
-    that failed, so the end of a log says how the job ended.
+    that failed, so the end of a log says how the job ended. The ``done`` record also states the
+    job's own CPU time (:func:`process_usage`): Snakemake's benchmark files sample a job's CPU
+    every 30 s after its first 15 s and miss what it spends after the last sample
+    (:mod:`graphdr.pipeline.costs` prefers the log's figure).
     """
     log_file = snakemake.log[0] if len(snakemake.log) else None
     handler = logging.FileHandler(log_file, mode="w") if log_file else logging.StreamHandler()
@@ -106,7 +127,7 @@ def job(snakemake) -> Iterator[logging.Logger]:
             if end != start:
                 logger.info("threads at the end: %s", end)
         if failure is None:
-            logger.info("done")
+            logger.info("done: %s", process_usage())
         else:
             logger.error("job failed", exc_info=failure)
             # _bootstrap's excepthook appends uncaught errors to the log: this one is there
