@@ -45,6 +45,7 @@ _ESTIMATOR_NAMES = (
     "KDA",
     "GDA",
     "SRKDA",
+    "KNDA",
     "KSDA",
     "GSDA",
     # elastic embedding (paper 003)
