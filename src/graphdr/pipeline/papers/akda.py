@@ -36,7 +36,6 @@ from contextlib import nullcontext
 
 import numpy as np
 import pandas as pd
-import scipy.linalg
 
 from graphdr import reporting
 from graphdr.datasets.prepared import load_npz
@@ -45,6 +44,7 @@ from graphdr.evaluation.metrics import average_precision_per_class
 from graphdr.evaluation.splits import capped_shuffle_splits, per_class_count_split
 from graphdr.methods.registry import estimator_class, make_estimator
 from graphdr.pipeline import io
+from graphdr.solvers import principal_angles
 
 __all__ = [
     "KERNEL_DR",
@@ -748,7 +748,7 @@ def _max_angle_deg(A: np.ndarray, B: np.ndarray, *, centre: bool = True) -> floa
     first unless ``centre`` is False)."""
     if centre:
         A, B = A - A.mean(axis=0), B - B.mean(axis=0)
-    return float(np.rad2deg(scipy.linalg.subspace_angles(A, B).max()))
+    return float(np.rad2deg(principal_angles(A, B).max()))
 
 
 def akda_equivalence(

@@ -470,8 +470,6 @@ def _toy_base(study: str, dataset: str, variant: str) -> dict:
 _TOY_VIEWS = {"input_2d": "input_2d", "akda": "AKDA"}
 #: the ledger variant of the toy's held-out samples (the figures show the training samples)
 HELD_OUT = "samples=held_out"
-
-
 #: the ledger variant of claim C1's training-sample angles (the held-out ones are primary)
 TRAINING = "samples=train"
 

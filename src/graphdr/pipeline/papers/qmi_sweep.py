@@ -57,7 +57,7 @@ from graphdr.pipeline.papers.qmi_protocol import (
     LINEAR_METHODS,
     protocol,
 )
-from graphdr.solvers import column_signs, flip_signs, principal_angles_gesvd
+from graphdr.solvers import column_signs, flip_signs, principal_angles
 
 __all__ = [  # the protocol (methods, defaults, scaling rules) is qmi_protocol's
     "Embedding",
@@ -384,23 +384,11 @@ EQUIVALENT_PAIRS = (("KQMI", "GDA"), ("LQMI", "LDA"))
 
 def subspace_angle_deg(A: np.ndarray, B: np.ndarray) -> float:
     """Largest principal angle (degrees) between the column spans of two embeddings of the same
-    samples (``scipy.linalg.subspace_angles``), on their common leading dimensions.
-
-    LAPACK's divide-and-conquer SVD (``gesdd``, scipy's default) can fail to converge on a
-    finite, well-conditioned matrix (ORL's 360 x 39 KQMI training embedding of one fold, full
-    run of 2026-11-27); the angles are then computed by
-    :func:`graphdr.solvers.principal_angles_gesvd`.
-    """
-    from scipy.linalg import subspace_angles
-
+    samples (:func:`graphdr.solvers.principal_angles`), on their common leading dimensions."""
     k = min(A.shape[1], B.shape[1])
     if k == 0:
         return float("nan")
-    try:
-        angles = subspace_angles(A[:, :k], B[:, :k])
-    except np.linalg.LinAlgError:
-        angles = principal_angles_gesvd(A[:, :k], B[:, :k])
-    return float(np.degrees(angles.max()))
+    return float(np.degrees(principal_angles(A[:, :k], B[:, :k]).max()))
 
 
 def equivalence_angles(embeddings: Mapping) -> dict[str, float]:
