@@ -19,6 +19,8 @@ from graphdr.methods.discriminant import (
     GDA,
     KDA,
     KNDA,
+    KODA,
+    KUDA,
     SRKDA,
     IndefiniteKernelWarning,
     between_class_core,
@@ -432,6 +434,87 @@ def test_knda_warns_without_a_null_space():
     assert est.null_space_dim_ == 0 and est.n_components_ == 3
     with pytest.raises(ValueError, match="rtol"):
         KNDA(rtol=0.0).fit(X, y)
+
+
+def _primal_ulda(X, y, orthogonal=False):
+    """Reference ULDA / OLDA in input space, as Ye (2005) states them: the reduced SVD of the
+    total-scatter factor ``H_t = U_t Sigma_t V_t^T``, ``B = Sigma_t^{-1} U_t^T H_b`` and its
+    left singular vectors ``P``, ``G = U_t Sigma_t^{-1} P_q``; OLDA: ``Q`` of ``G = QR``."""
+    classes, y_enc = np.unique(y, return_inverse=True)
+    Ht = (X - X.mean(axis=0)).T
+    Hb = np.column_stack(
+        [np.sqrt(np.sum(y_enc == c)) * (X[y_enc == c].mean(axis=0) - X.mean(axis=0))
+         for c in range(classes.size)]
+    )  # fmt: skip
+    U, s, _ = np.linalg.svd(Ht, full_matrices=False)
+    U, s = U[:, s > 1e-10 * s[0]], s[s > 1e-10 * s[0]]
+    P, sb, _ = np.linalg.svd((U.T @ Hb) / s[:, None], full_matrices=False)
+    G = U @ (P[:, : classes.size - 1] / s[:, None])
+    return np.linalg.qr(G)[0] if orthogonal else G
+
+
+@pytest.mark.parametrize("n_features", [40, 4])
+@pytest.mark.parametrize("Est", [KUDA, KODA])
+def test_kuda_koda_are_ulda_olda_in_input_space(Est, n_features):
+    """Linear kernel: KUDA's and KODA's projections of new samples are those of Ye's ULDA and
+    OLDA computed in input space, column by column up to sign with fewer features than samples;
+    with more, the samples are linearly independent, every between-class singular value is 1 and
+    any basis of the subspace is an answer: the spans agree."""
+    rng = np.random.default_rng(5)
+    y = np.repeat(np.arange(4), [6, 7, 5, 8])
+    X = rng.normal(size=(4, n_features))[y] + rng.normal(size=(y.size, n_features))
+    Xt = rng.normal(size=(9, n_features))
+    est = Est(kernel="linear").fit(X, y)
+    G = _primal_ulda(X, y, orthogonal=Est is KODA)
+    Z, Zref = est.transform(Xt), (Xt - X.mean(axis=0)) @ G
+    if n_features > y.size:
+        np.testing.assert_allclose(est.eigenvalues_, 1.0, rtol=1e-8)
+        assert _max_angle(Z, Zref) < 1e-7
+    else:
+        signs = np.sign(np.sum(Z * Zref, axis=0))
+        np.testing.assert_allclose(Z, Zref * signs, atol=1e-9 * np.abs(Zref).max())
+    assert est.between_rank_ == 3 and est.n_components_ == 3
+
+
+def test_kuda_uncorrelated_koda_orthonormal_same_span_equal_to_knda():
+    """KUDA's training features are uncorrelated with unit scatter (``G^T S_t G = I``) and carry
+    the between-class scatter ``eigenvalues_`` (``G^T S_b G``); KODA's directions are
+    orthonormal in feature space and span KUDA's subspace; with linearly independent samples
+    (RBF kernel) both equal KNDA on any sample (Ye & Xiong 2006, paper 002 Sec. 5), and AKDA
+    (reg -> 0) on the training samples."""
+    X, y, Xt = _data(n_test=30)
+    kuda, koda = KUDA(gamma=GAMMA).fit(X, y), KODA(gamma=GAMMA).fit(X, y)
+    Z = _centred(kuda.transform(X))
+    np.testing.assert_allclose(Z.T @ Z, np.eye(3), atol=1e-6)
+    counts = np.bincount(y)
+    means = np.array([Z[y == c].mean(axis=0) for c in range(4)])
+    np.testing.assert_allclose(
+        np.diag((means * counts[:, None]).T @ means), kuda.eigenvalues_, rtol=1e-6
+    )
+    assert np.all(np.diff(kuda.eigenvalues_) <= 0) and kuda.eigenvalues_[0] <= 1 + 1e-8
+    K = rbf_kernel(X, gamma=GAMMA)
+    H = np.eye(len(K)) - 1 / len(K)
+    A = koda.dual_coef_
+    np.testing.assert_allclose(A.T @ H @ K @ H @ A, np.eye(3), atol=1e-6)
+    knda = KNDA(gamma=GAMMA).fit(X, y)
+    akda = AKDA(gamma=GAMMA, reg=TINY).fit(X, y)
+    for data in (X, Xt):
+        assert _max_angle(_centred(koda.transform(data)), _centred(kuda.transform(data))) < 1e-6
+        assert _max_angle(_centred(knda.transform(data)), _centred(kuda.transform(data))) < 1e-6
+    assert _max_angle(_centred(akda.transform(X)), _centred(kuda.transform(X))) < 1e-6
+
+
+def test_kuda_warns_when_classes_coincide_and_checks_rtol():
+    X, y = _data()
+    X = np.vstack([X, X[:5]])
+    y = np.concatenate([y, np.full(5, 4)])  # class 4 duplicates samples of class 0
+    X[y == 0] = X[y == 0].mean(axis=0)  # class 0 one point, class 4 partly the same point
+    X[y == 4] = X[y == 0][0]
+    with pytest.warns(UserWarning, match="between-class scatter has rank 3"):
+        est = KUDA(kernel="linear").fit(X, y)
+    assert est.between_rank_ == 3 and est.n_components_ == 4
+    with pytest.raises(ValueError, match="rtol must be a number in"):
+        KODA(rtol=1.5).fit(X, y)
 
 
 def test_centred_transform_matches_explicit_centring_of_the_test_kernel():

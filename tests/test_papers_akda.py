@@ -276,8 +276,11 @@ def test_akda_equivalence_angles(tmp_path):
     assert json.loads((tmp_path / "e.json").read_text())["experiments"] == out
     for r in out.values():
         assert r["null_space_dim"] == 3 and r["n_classes"] == 4
-        assert r["angle_train_deg"] < 1e-3 and r["angle_test_given_constant_deg"] < 1e-3
-        assert r["angle_test_deg"] > 0.1
+        for suffix in ("", "_kuda", "_koda"):  # KNDA, KUDA and KODA alike
+            assert r[f"angle_train{suffix}_deg"] < 1e-3
+            assert r[f"angle_test_given_constant{suffix}_deg"] < 1e-3
+            assert r[f"angle_test{suffix}_deg"] > 0.1
+        assert r["akda_max_abs_correlation"] < 1e-6
     # 20 per class of 30: the split keeps half of a class smaller than 2n (15)
     assert (out["tiny/10Ex"]["n_train"], out["tiny/100Ex"]["n_train"]) == (40, 60)
 
@@ -314,8 +317,12 @@ def test_claims_parse_and_every_checked_claim_selects_data(tmp_path):
         json.dumps(
             {
                 "experiments": {
-                    f"{d}/{c}": {"n_train": 10, "angle_train_deg": 1e-6, "angle_test_deg": a}
-                    | {"angle_test_given_constant_deg": 1e-6}
+                    f"{d}/{c}": {"n_train": 10, "akda_max_abs_correlation": 1e-9}
+                    | {
+                        f"angle_{part}{suffix}_deg": a if part == "test" else 1e-6
+                        for part in ("train", "test", "test_given_constant")
+                        for suffix in ("", "_kuda", "_koda")
+                    }
                     for d, c, a in [("u", "10Ex", 0.5), ("u", "100Ex", 3.0), ("v", "10Ex", 0.2)]
                 }
             }
@@ -323,7 +330,7 @@ def test_claims_parse_and_every_checked_claim_selects_data(tmp_path):
     )
     equivalence_timing = tmp_path / "equivalence_timing.json"
     equivalence_timing.write_text(
-        json.dumps({"experiments": {"u/10Ex": {"AKDA": 0.1, "KNDA": 2.0}}})
+        json.dumps({"experiments": {"u/10Ex": {"AKDA": 0.1, "KNDA": 2.0, "KUDA": 1.0}}})
     )
     frame = akda_report.results_frame(
         runs,
@@ -333,8 +340,9 @@ def test_claims_parse_and_every_checked_claim_selects_data(tmp_path):
         equivalence_timing=equivalence_timing,
         toy_dataset="akda_decaf50",
     )
-    knda = frame[(frame["study"] == "equivalence_timing") & (frame["metric"] == "train_speedup")]
-    assert knda["value"].tolist() == [20.0] and knda["reference"].tolist() == ["KNDA"]
+    speedup = frame[(frame["study"] == "equivalence_timing") & (frame["metric"] == "train_speedup")]
+    assert speedup["value"].tolist() == [20.0, 10.0]
+    assert speedup["reference"].tolist() == ["KNDA", "KUDA"]
     verdicts = ledger.judge(claims, frame)
     checked = {c.claim for c in claims if c.status == "check"}
     judged = verdicts[verdicts["claim"].isin(checked) & (verdicts["variant"] == "primary")]

@@ -46,6 +46,8 @@ _ESTIMATOR_NAMES = (
     "GDA",
     "SRKDA",
     "KNDA",
+    "KUDA",
+    "KODA",
     "KSDA",
     "GSDA",
     # elastic embedding (paper 003)

@@ -6,7 +6,7 @@ scikit-learn's estimator checks over it (and checks that no estimator class defi
 """
 
 from graphdr.methods.common_vectors import DCV
-from graphdr.methods.discriminant import AKDA, GDA, KDA, KNDA, SRKDA
+from graphdr.methods.discriminant import AKDA, GDA, KDA, KNDA, KODA, KUDA, SRKDA
 from graphdr.methods.elastic import DEE, DSNE, EE
 from graphdr.methods.graph_embedding import (
     KDA_GE,
@@ -77,6 +77,8 @@ ALL_ESTIMATORS = [
     GDA,
     SRKDA,
     KNDA,
+    KUDA,
+    KODA,
     KSDA,
     GSDA,
     # elastic embedding (elastic); discriminative common vectors (common_vectors), min-max
@@ -121,6 +123,8 @@ __all__ = [
     "GDA",
     "SRKDA",
     "KNDA",
+    "KUDA",
+    "KODA",
     "KSDA",
     "GSDA",
     "DEE",

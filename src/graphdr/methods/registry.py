@@ -46,6 +46,8 @@ ESTIMATOR_MODULES = {
     "GDA": "graphdr.methods.discriminant",
     "SRKDA": "graphdr.methods.discriminant",
     "KNDA": "graphdr.methods.discriminant",
+    "KUDA": "graphdr.methods.discriminant",
+    "KODA": "graphdr.methods.discriminant",
     "KSDA": "graphdr.methods.subclass",
     "GSDA": "graphdr.methods.subclass",
     "DEE": "graphdr.methods.elastic",

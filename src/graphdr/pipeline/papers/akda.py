@@ -760,7 +760,8 @@ def akda_equivalence(
     output: str | os.PathLike,
     timing_output: str | os.PathLike | None = None,
 ) -> dict:
-    """Claim C1 (paper 002, Sec. 4.3 and 5): AKDA (as reg -> 0) is equivalent to KNDA.
+    """Claims C1 and C1b (paper 002, Sec. 4.3 and 5): AKDA (as reg -> 0) is equivalent to KNDA,
+    shares KUDA's properties and, orthonormalised, equals KODA.
 
     ``prepared`` maps datasets to their prepared files, ``conditions`` names to samples per class
     (e.g. ``{"10Ex": 10}``). On each dataset and condition, the first draw of the condition's
@@ -770,9 +771,11 @@ def akda_equivalence(
     projections of the training samples and of the held-out samples, KNDA's null-space dimension,
     and the angle between KNDA's held-out projections and the span of AKDA's, the constant and
     ``u(x) = k(x)^T (K + reg I)^{-1} 1`` (the kernel interpolation of the constant function, 1 on
-    every training sample: AKDA projects uncentred, KNDA centred). ``timing_output`` receives
-    the two fits' seconds per experiment (MEASURED, best of 3 runs of each; claim C1c: KNDA's
-    cascade of decompositions against AKDA's one Cholesky factorisation).
+    every training sample: AKDA projects uncentred, KNDA centred); the same three angles against
+    KUDA and KODA (keys ``..._kuda_deg``, ``..._koda_deg``), and the largest absolute correlation
+    between AKDA's training features (KUDA's features are uncorrelated). ``timing_output``
+    receives each fit's seconds per experiment (MEASURED, best of 3 runs of each; claim C1c:
+    KNDA's cascade of decompositions against AKDA's one Cholesky factorisation).
     """
     out, seconds = {}, {}
     for name, path in prepared.items():
@@ -786,6 +789,11 @@ def akda_equivalence(
     if timing_output is not None:
         io.write_json({"experiments": seconds}, timing_output)
     return out
+
+
+#: AKDA and the methods claims C1 and C1b call equivalent to it (Xiong, Ye & Cherkassky 2006;
+#: Ye & Xiong 2006): null-space, uncorrelated and orthogonal kernel discriminant analysis
+EQUIVALENT_METHODS = ("AKDA", "KNDA", "KUDA", "KODA")
 
 
 def _best_fit(name: str, X, y, repeat: int = 3, **params):
@@ -803,28 +811,39 @@ def _equivalence_record(X, y, X_test, reg) -> tuple[dict, dict]:
     from graphdr.kernels import pairwise_kernel
     from graphdr.methods.discriminant import solve_regularized_kernel
 
-    akda, akda_seconds = _best_fit("AKDA", X, y, reg=reg)
-    knda, knda_seconds = _best_fit("KNDA", X, y)
+    fits, seconds = {}, {}
+    for name in EQUIVALENT_METHODS:
+        params = {"reg": reg} if name == "AKDA" else {}
+        fits[name], seconds[name] = _best_fit(name, X, y, **params)
+    akda = fits["AKDA"]
     K = pairwise_kernel(X, kernel="rbf", gamma=akda.gamma_)
     u_weights = solve_regularized_kernel(K, np.ones((X.shape[0], 1)), reg)
     del K
     u = pairwise_kernel(X_test, X, kernel="rbf", gamma=akda.gamma_) @ u_weights
-    Zt_akda, Zt_knda = akda.transform(X_test), knda.transform(X_test)
+    train = {name: est.transform(X) for name, est in fits.items()}
+    test = {name: est.transform(X_test) for name, est in fits.items()}
     ones = np.ones((X_test.shape[0], 1))
+    Zc = train["AKDA"] - train["AKDA"].mean(axis=0)
     record = {
         "n_train": int(X.shape[0]),
         "n_test": int(X_test.shape[0]),
         "n_classes": int(np.unique(y).size),
-        "null_space_dim": int(knda.null_space_dim_),
-        "angle_train_deg": _max_angle_deg(akda.transform(X), knda.transform(X)),
-        "angle_test_deg": _max_angle_deg(Zt_akda, Zt_knda),
-        "angle_test_given_constant_deg": _max_angle_deg(
-            np.column_stack([Zt_akda, u, ones]),
-            np.column_stack([Zt_knda, ones]),
-            centre=False,
+        "null_space_dim": int(fits["KNDA"].null_space_dim_),
+        # KUDA's property: AKDA's training features uncorrelated (largest |correlation|)
+        "akda_max_abs_correlation": float(
+            np.max(np.abs(np.corrcoef(Zc, rowvar=False) - np.eye(Zc.shape[1])))
         ),
     }
-    return record, {"AKDA": akda_seconds, "KNDA": knda_seconds}
+    for name in EQUIVALENT_METHODS[1:]:
+        suffix = "" if name == "KNDA" else f"_{name.lower()}"
+        record[f"angle_train{suffix}_deg"] = _max_angle_deg(train["AKDA"], train[name])
+        record[f"angle_test{suffix}_deg"] = _max_angle_deg(test["AKDA"], test[name])
+        record[f"angle_test_given_constant{suffix}_deg"] = _max_angle_deg(
+            np.column_stack([test["AKDA"], u, ones]),
+            np.column_stack([test[name], ones]),
+            centre=False,
+        )
+    return record, seconds
 
 
 # ---- toy example (Figures 2-3) ---------------------------------------------------------------

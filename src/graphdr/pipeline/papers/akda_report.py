@@ -349,13 +349,15 @@ def results_frame(
     study ``toy_separation`` the separation its two figures show (:func:`akda.toy_separation`:
     metric ``auc``, methods ``input_2d`` and ``AKDA``): the figures' training samples under
     ``variant``, the split's held-out samples under the sensitivity variant :data:`HELD_OUT`.
-    Study ``equivalence`` holds claim C1's principal angles between AKDA's and KNDA's
-    projections (:func:`akda.akda_equivalence`; metric ``angle_deg``, method ``AKDA``, dataset
-    the experiment): held-out samples under ``variant``, training samples under
-    :data:`TRAINING`, and (metric ``angle_given_constant_deg``) the held-out angle once the
-    kernel interpolation of the constant is added to AKDA's span. Study ``equivalence_timing``
-    (MEASURED) holds the two fits' seconds (``train_seconds``) and KNDA's over AKDA's
-    (``train_speedup``, reference ``KNDA``).
+    Study ``equivalence`` holds claims C1 and C1b's principal angles between AKDA's projections
+    and KNDA's, KUDA's and KODA's (:func:`akda.akda_equivalence`; metric ``angle_deg``, method
+    ``AKDA``, column ``reference`` the other method, dataset the experiment): held-out samples
+    under ``variant``, training samples under :data:`TRAINING`, and (metric
+    ``angle_given_constant_deg``) the held-out angle once the kernel interpolation of the
+    constant is added to AKDA's span; metric ``max_abs_correlation``: the largest correlation
+    between AKDA's training features. Study ``equivalence_timing`` (MEASURED) holds each fit's
+    seconds (``train_seconds``) and the other methods' over AKDA's (``train_speedup``, column
+    ``reference``).
     """
     rows, seconds, aps = [], {}, {}
     for (dataset, condition, method), (result, timing) in runs.items():
@@ -474,20 +476,36 @@ HELD_OUT = "samples=held_out"
 TRAINING = "samples=train"
 
 
+#: the methods claims C1 and C1b compare AKDA with, and their keys' suffix in the record
+_EQUIVALENT = {"KNDA": "", "KUDA": "_kuda", "KODA": "_koda"}
+
+
 def _equivalence_rows(record: Mapping, variant: str) -> list[dict]:
     rows = []
     for exp, r in record["experiments"].items():
         base = _toy_base("equivalence", exp, variant) | {
             "method": "AKDA", "dimension": "", "condition": exp.rpartition("/")[2],
-            "collection": exp.rpartition("/")[0], "reference": "KNDA", "n_train": str(r["n_train"]),
+            "collection": exp.rpartition("/")[0], "n_train": str(r["n_train"]),
         }  # fmt: skip
-        rows += [
-            base | {"metric": "angle_deg", "value": r["angle_test_deg"]},
-            base | {"variant": TRAINING, "metric": "angle_deg", "value": r["angle_train_deg"]},
-            base
-            | {"metric": "angle_given_constant_deg"}
-            | {"value": r["angle_test_given_constant_deg"]},
-        ]
+        for reference, suffix in _EQUIVALENT.items():
+            if f"angle_test{suffix}_deg" not in r:
+                continue  # a record of the round before KUDA and KODA
+            ref = base | {"reference": reference}
+            rows += [
+                ref | {"metric": "angle_deg", "value": r[f"angle_test{suffix}_deg"]},
+                ref
+                | {"variant": TRAINING, "metric": "angle_deg"}
+                | {"value": r[f"angle_train{suffix}_deg"]},
+                ref
+                | {"metric": "angle_given_constant_deg"}
+                | {"value": r[f"angle_test_given_constant{suffix}_deg"]},
+            ]
+        if "akda_max_abs_correlation" in r:
+            rows.append(
+                base
+                | {"reference": "", "metric": "max_abs_correlation"}
+                | {"value": r["akda_max_abs_correlation"]}
+            )
     return rows
 
 
@@ -499,11 +517,13 @@ def _equivalence_timing_rows(record: Mapping, variant: str) -> list[dict]:
             base | {"method": m, "metric": "train_seconds", "value": v, "reference": ""}
             for m, v in seconds.items()
         ]
-        rows.append(
+        rows += [
             base
-            | {"method": "AKDA", "metric": "train_speedup", "reference": "KNDA"}
-            | {"value": seconds["KNDA"] / seconds["AKDA"]}
-        )
+            | {"method": "AKDA", "metric": "train_speedup", "reference": reference}
+            | {"value": seconds[reference] / seconds["AKDA"]}
+            for reference in _EQUIVALENT
+            if reference in seconds
+        ]
     return rows
 
 
