@@ -512,3 +512,27 @@ def test_reuse_kernels_forgets_the_least_recently_used_beyond_its_bound():
             pairwise_kernel(X, kernel="rbf", gamma=g)
         assert store.nbytes <= 2 * size
         assert (store.hits, store.misses) == (1, 5)
+
+
+@pytest.mark.parametrize("n", [7, 300, 513])
+def test_eigh_centred_kernel_is_lapack_on_the_lower_triangle_and_shared_in_a_reuse_block(n):
+    """The decomposition equals scipy's on a copy of the centred kernel (lower triangle), bit
+    for bit, although it works in place on a C-ordered matrix; inside reuse_kernels a second
+    call on the same matrix does no decomposition and returns the stored arrays."""
+    import scipy.linalg
+
+    from graphdr.pipeline.runtime import count_eigendecompositions
+
+    rng = np.random.default_rng(n)
+    X = rng.normal(size=(n, 4))
+    Kc = KernelCenterer().fit_transform(rbf_kernel(X, gamma=0.3))
+    Kc[np.triu_indices(n, 1)] += 1e-13  # not symmetric: the lower triangle must decide
+    s_ref, U_ref = scipy.linalg.eigh(np.tril(Kc), lower=True, driver="evd")
+    s, U = kernels.eigh_centred_kernel(Kc.copy())
+    np.testing.assert_array_equal(s, s_ref)
+    np.testing.assert_array_equal(U, U_ref)
+    with kernels.reuse_kernels(), count_eigendecompositions() as count:
+        first = kernels.eigh_centred_kernel(Kc.copy())
+        second = kernels.eigh_centred_kernel(Kc.copy())
+    assert count["n"] == 1 and second[1] is first[1]
+    np.testing.assert_array_equal(first[0], s_ref)

@@ -270,17 +270,6 @@ def test_raw_baselines_keep_their_test_predictions():
     np.testing.assert_array_equal(part["correct"], (expected == y[fold["test"]]).astype(int))
 
 
-def test_count_eigendecompositions_sees_every_call_and_restores_scipy():
-    import scipy.linalg
-
-    original = scipy.linalg.eigh
-    with ngeu.count_eigendecompositions() as counter:
-        scipy.linalg.eigh(np.eye(3))
-        scipy.linalg.eigvalsh(np.eye(3))
-    assert counter["n"] == 2
-    assert scipy.linalg.eigh is original
-
-
 def test_select_breaks_ties_by_grid_order():
     scores = pd.DataFrame(
         {

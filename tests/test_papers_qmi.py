@@ -7,13 +7,16 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.linalg
+from sklearn.base import clone
 from sklearn.datasets import make_classification
 
 from graphdr.evaluation.splits import stratified_halves, stratified_kfold
-from graphdr.methods import CKFD, GDA, KLPP_GE, KPCA_GE, KQMI, LPP_GE, LQMI
+from graphdr.kernels import reuse_kernels
+from graphdr.methods import KQMI, LPP_GE, LQMI
 from graphdr.methods.kernel_fisher import FusionDistanceClassifier
 from graphdr.pipeline.papers import qmi, qmi_protocol, qmi_visualise
 from graphdr.pipeline.papers import qmi_sweep as qs
+from graphdr.pipeline.runtime import count_eigendecompositions
 
 GAMMA, TOL = 0.5, 1e-6
 
@@ -35,10 +38,23 @@ def data():
     return X_tr, y[:120], X_te, y[120:]
 
 
+#: the sweep's protocol with this module's kernel settings
+CFG = {**qs.protocol({}), "gamma": GAMMA, "kernel_tol": TOL}
+
+
 @pytest.fixture(scope="module")
 def fold(data):
+    """The fold and each kernel method fitted inside one reuse block: (fold, {method: est},
+    O(N^3) decompositions counted)."""
     X_tr, y_tr, X_te, _ = data
-    return qs.SharedKernelFold(X_tr, y_tr, X_te, gamma=GAMMA, tol=TOL)
+    with reuse_kernels(), count_eigendecompositions(min_size=10) as count:
+        fold = qs.KernelFold(X_tr, X_te, gamma=GAMMA, tol=TOL)
+        fitted = {
+            m: qs.kernel_estimator(m, k, CFG).fit(X_tr, y_tr)
+            for m, k in [("KQMI", 3), ("GDA", 3), ("CKFD", None), ("KPCA", 5), ("KLPP", 4)]
+            + [("KQMI_noUC", 3)]
+        }
+    return fold, fitted, count["n"]
 
 
 def _same_up_to_sign(A, B, rtol=1e-6):
@@ -52,68 +68,61 @@ def _same_up_to_sign(A, B, rtol=1e-6):
 # ---- the shared decomposition gives each estimator's own embedding -----------------------------
 
 
-def test_shared_kqmi_equals_the_estimator(data, fold):
+def test_shared_fold_fits_each_estimator_as_alone_with_one_decomposition(data, fold):
+    """Inside the reuse block each kernel method is the library estimator, bit for bit the
+    estimator fitted alone (KPCA to round-off), and the block decomposes the centred kernel once: the fold's
+    decomposition, plus KLPP's and the unconstrained KQMI's r x r generalised eigenproblems."""
     X_tr, y_tr, X_te, _ = data
-    emb = fold.kqmi()
-    est = KQMI(gamma=GAMMA, tol=TOL).fit(X_tr, y_tr)
-    np.testing.assert_allclose(emb.train, est.transform(X_tr), atol=1e-8)
-    np.testing.assert_allclose(emb.test, est.transform(X_te), atol=1e-8)
-    # unit_variance scaling is the estimator's eq. 22 normalisation (A^T K K A = N I)
-    scaled = qs.scale_columns(emb, "unit_variance")
+    fold, fitted, n_decompositions = fold
+    assert n_decompositions == 3
+    for m, est in fitted.items():
+        alone = clone(est).fit(X_tr, y_tr)
+        if m == "KPCA":  # alone: a subset decomposition of the leading pairs (equal to round-off)
+            _same_up_to_sign(est.dual_coef_, alone.dual_coef_, rtol=1e-9)
+        else:
+            np.testing.assert_array_equal(est.dual_coef_, alone.dual_coef_, err_msg=m)
+        emb = fold.embedding(est)
+        np.testing.assert_allclose(emb.test, alone.transform(X_te), atol=1e-8, err_msg=m)
+        np.testing.assert_allclose(emb.train, alone.transform(X_tr), atol=1e-8, err_msg=m)
+    assert fold.rank == fitted["KQMI"].n_kernel_components_
+    ckfd = fitted["CKFD"]
+    assert ckfd.n_components_ == 2 * 3 and fold.embedding(ckfd).kinds is ckfd.feature_kinds_
+
+
+def test_shared_kqmi_unit_variance_is_eq_22(data, fold):
+    """unit_variance scaling of KQMI's embedding is the estimator's eq. 22 normalisation
+    (A^T K K A = N I)."""
+    X_tr, y_tr, X_te, _ = data
+    fold, fitted, _ = fold
+    scaled = qs.scale_columns(fold.embedding(fitted["KQMI"]), "unit_variance")
     est22 = KQMI(gamma=GAMMA, tol=TOL, unit_covariance=True).fit(X_tr, y_tr)
     np.testing.assert_allclose(scaled.test, est22.transform(X_te), atol=1e-7)
-    assert fold.n_decompositions == 1
 
 
-def test_shared_gda_equals_the_estimator(data):
-    """With a rank-reduced kernel the GDA eigenvalues are distinct and the directions unique."""
-    X_tr, y_tr, X_te, _ = data
-    fold = qs.SharedKernelFold(X_tr, y_tr, X_te, gamma=GAMMA, tol=0.02)
-    emb = fold.gda()
-    # Baudat & Anouar: no ridge, only the eigenvalue threshold (the sweep's GDA)
-    est = GDA(gamma=GAMMA, rtol=0.02, reg=1e-8).fit(X_tr, y_tr)
-    _same_up_to_sign(emb.test, est.transform(X_te), rtol=1e-5)
-    _same_up_to_sign(emb.train, est.transform(X_tr), rtol=1e-5)
-    np.testing.assert_allclose(emb.norms, 1.0, rtol=1e-8)  # GDA: unit feature-space norm
+def test_shared_gda_is_baudat_anouar_without_ridge(data, fold):
+    """The sweep's GDA: unit feature-space norms, reg ~ 0 (Baudat & Anouar regularise only by
+    the eigenvalue threshold)."""
+    fold, fitted, _ = fold
+    assert fitted["GDA"].reg == qs.GDA_REG == 1e-8
+    np.testing.assert_allclose(fold.embedding(fitted["GDA"]).norms, 1.0, rtol=1e-8)
 
 
-def test_shared_gda_spans_the_estimators_subspace_when_degenerate(data, fold):
-    """A near-full-rank kernel collapses every class (all C-1 GDA eigenvalues are 1): the basis
-    is then arbitrary for the estimator and fixed here; the subspace is the same."""
-    X_tr, y_tr, X_te, _ = data
-    emb = fold.gda()
-    est = GDA(gamma=GAMMA, rtol=TOL, reg=1e-8).fit(X_tr, y_tr)
-    angles = scipy.linalg.subspace_angles(emb.test, est.transform(X_te))
-    assert np.max(angles) < 1e-5
-
-
-def test_shared_ckfd_equals_the_estimator(data, fold):
-    X_tr, y_tr, X_te, _ = data
-    emb, fitted = fold.ckfd(theta=1.0)
-    est = CKFD(gamma=GAMMA, tol=TOL, theta=1.0).fit(X_tr, y_tr)
-    np.testing.assert_array_equal(fitted.feature_kinds_, est.feature_kinds_)
-    np.testing.assert_allclose(emb.test, est.transform(X_te), atol=1e-8)
-    np.testing.assert_allclose(emb.train, est.transform(X_tr), atol=1e-8)
-
-
-def test_shared_kpca_and_klpp_equal_the_estimators(data, fold):
-    X_tr, y_tr, X_te, _ = data
-    kpca = KPCA_GE(n_components=5, gamma=GAMMA, tol=TOL).fit(X_tr)
-    np.testing.assert_allclose(fold.kpca(5).test, kpca.transform(X_te), atol=1e-8)
-    klpp = KLPP_GE(n_components=4, gamma=GAMMA, tol=TOL, n_neighbors=5).fit(X_tr, y_tr)
-    shared = qs.SharedKernelFold(X_tr, y_tr, X_te, gamma=GAMMA, tol=TOL)
-    emb = shared.klpp(4, n_neighbors=5)
-    _same_up_to_sign(emb.test, klpp.transform(X_te), rtol=1e-5)
-    assert shared.n_decompositions == 2  # the kernel EVD and KLPP's own eigenproblem
+def test_unconstrained_kqmi_has_unit_norm_directions(fold):
+    """The ablation of Sec. III-C (paper eq. 21: no unit-covariance constraint) is the generic
+    kernel GE with QMIGraph(penalty="none"): directions of unit norm in feature space."""
+    fold, fitted, _ = fold
+    np.testing.assert_allclose(fold.embedding(fitted["KQMI_noUC"]).norms, 1.0, rtol=1e-8)
 
 
 def test_unit_norm_scaling_reads_feature_space_norms(data, fold):
     """unit_norm divides by sqrt(alpha^T Kc alpha); after it every direction has norm 1."""
     X_tr, y_tr, X_te, _ = data
-    emb = qs.scale_columns(fold.kpca(3), "unit_norm")
+    fold, fitted, _ = fold
+    kpca = fold.embedding(fitted["KPCA"])
+    emb = qs.scale_columns(kpca, "unit_norm")
     np.testing.assert_allclose(emb.norms, 1.0)
     # KPCA directions already have unit norm in feature space: the scaling changes nothing
-    np.testing.assert_allclose(emb.test, fold.kpca(3).test, atol=1e-10)
+    np.testing.assert_allclose(emb.test, kpca.test, atol=1e-10)
 
 
 def test_linear_embeddings_have_unit_norm_directions(data):
@@ -147,7 +156,9 @@ def test_scaling_of_features():
 
 def test_fusion_errors_match_the_fusion_classifier(data, fold):
     _, y_tr, _, y_te = data
-    emb, fitted = fold.ckfd()
+    fold, estimators, _ = fold
+    fitted = estimators["CKFD"]
+    emb = fold.embedding(fitted)
     dims = [1, 2, 4]
     for rule in ("ncc", "knn"):
         errs = qs.fusion_errors(emb, y_tr, y_te, dims, rule, theta=1.0, k=3)
@@ -286,7 +297,7 @@ def test_own_scaling_meets_each_methods_constraint(data, fold):
     covariance (eq. 22), GDA / KPCA / KQMI_noUC unit feature-space norm, KLPP the GE constraint
     a^T K D K a = 1 (D: degrees of its graph), LPP w^T X^T D X w = 1, LDA w^T X^T H X w = 1,
     LQMI / PCA unit-norm directions."""
-    from graphdr.graphs import LPPGraph
+    from graphdr.graphs import LPPGraph, kernel_sq_distances
 
     X_tr, y_tr, X_te, _ = data
     cfg = qs.protocol({"lpp_mutual": True, "lpp_connect": True})
@@ -298,8 +309,9 @@ def test_own_scaling_meets_each_methods_constraint(data, fold):
         np.testing.assert_allclose(embs[m].norms, 1.0, rtol=1e-8)
     for m in ("LQMI", "PCA"):
         np.testing.assert_allclose(embs[m].norms, 1.0, rtol=1e-8)
-    shared = qs.SharedKernelFold(X_tr, y_tr, X_te, gamma=GAMMA, tol=TOL)
-    graph = LPPGraph(5, None, True, mutual=True, connect=True)(y_tr, sq_distances=shared.sq_dist)
+    fold, _, _ = fold
+    sq_dist = kernel_sq_distances(fold.Kc)  # feature-space distances, centring-free
+    graph = LPPGraph(5, None, True, mutual=True, connect=True)(y_tr, sq_distances=sq_dist)
     D = graph.penalty.diagonal()
     K = embs["KLPP"].train
     np.testing.assert_allclose(K.T @ (D[:, None] * K), np.eye(K.shape[1]), atol=1e-6)
@@ -322,19 +334,6 @@ def test_uniform_scalings_are_sensitivity_rules(data):
                 np.testing.assert_allclose(emb.norms[emb.norms > 0], 1.0, rtol=1e-8, err_msg=m)
             else:
                 np.testing.assert_allclose(emb.train.std(axis=0), 1.0, rtol=1e-8, err_msg=m)
-
-
-def test_unconstrained_kqmi_equals_the_ge_estimator(data, fold):
-    """The ablation of Sec. III-C (paper eq. 21: no unit-covariance constraint) from the shared
-    decomposition equals the generic kernel GE with QMIGraph(penalty="none")."""
-    from graphdr.methods import KernelGraphEmbedding
-    from graphdr.methods.qmi import QMIGraph
-
-    X_tr, y_tr, X_te, _ = data
-    est = KernelGraphEmbedding(QMIGraph(penalty="none"), 3, gamma=GAMMA, tol=TOL).fit(X_tr, y_tr)
-    emb = fold.kqmi_unconstrained(3)
-    _same_up_to_sign(emb.test, est.transform(X_te), rtol=1e-5)
-    np.testing.assert_allclose(emb.norms, 1.0, rtol=1e-8)
 
 
 def test_sweep_records_kernel_rank_and_klpp_graph_per_split(data):

@@ -40,6 +40,7 @@ from graphdr._validation import check_n_classes, check_n_components
 from graphdr.kernels import (
     center_kernel_train,
     check_kernel_health,
+    eigh_centred_kernel,
     pairwise_kernel,
     resolve_gamma,
 )
@@ -730,18 +731,44 @@ class KDA(KernelDiscriminantBase):
 # --------------------------------------------------------------------------------------------
 
 
+def whitened_between_class_directions(
+    P: np.ndarray, gam: np.ndarray, labels: np.ndarray, counts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The between-class scatter in the basis ``P`` of the centred kernel's range, whitened by
+    the total scatter: the left singular vectors ``beta`` (r x min(C-1, r)) and squared singular
+    values ``w`` (descending) of ``G = P^T F``, ``F[i, c] = N_c^{-1/2}`` on class c, i.e. the
+    leading eigenpairs of ``P^T W P = G G^T`` (GDA's eigenproblem, and ULDA's ``B`` matrix of
+    KUDA / KODA) from a thin SVD (``O(r C^2)``, not an r x r eigenproblem).
+
+    Equal values (all 1 when the class indicators lie in the range of the kernel) leave the
+    basis to LAPACK, i.e. to sample and label order: each such cluster is ordered by the
+    principal axes of the class means in feature space (``R^T Kc R = G^T Gamma G``,
+    :func:`data_ordered_core_basis`), a label-free rule.
+    """
+    G = class_mean_kernels(P.T, labels, counts) * np.sqrt(counts)  # (Z^T P)^T / sqrt(N_c)
+    n_all = min(counts.size - 1, gam.size)  # G G^T has at most C-1 non-zero eigenvalues
+    beta, sv, _ = scipy.linalg.svd(G, full_matrices=False, check_finite=False)
+    w, beta = sv[:n_all] ** 2, beta[:, :n_all]  # descending
+    V = data_ordered_core_basis(G.T @ (gam[:, None] * G), counts)
+    return w, order_degenerate_eigenspaces(w, beta, G @ V)
+
+
 def gda_coefficients(
     Kc: np.ndarray, labels: np.ndarray, counts: np.ndarray, n_components: int, reg: float, rtol
 ):
     """Baudat & Anouar's GDA on a centred kernel ``Kc = P Gamma P^T``.
 
-    1. eigendecomposition of ``Kc``; eigenvalues ``<= rtol * max`` are dropped (null space);
+    1. eigendecomposition of ``Kc`` (:func:`graphdr.kernels.eigh_centred_kernel`, shared inside
+       :func:`graphdr.kernels.reuse_kernels`); eigenvalues ``<= rtol * max`` are dropped;
     2. with ``alpha = P (Gamma + reg)^{-1} beta`` the criterion becomes the standard eigenproblem of
-       ``P^T W P``, ``W = blockdiag(11^T / N_c) = sum_c z_c z_c^T / N_c``: keep the largest;
+       ``P^T W P = G G^T``, ``W = blockdiag(11^T / N_c) = sum_c z_c z_c^T / N_c`` and ``G`` the
+       r x C matrix of scaled class sums: its leading eigenvectors are the left singular vectors
+       of ``G`` and its eigenvalues their squared singular values (a thin SVD, ``O(r C^2)``,
+       instead of an r x r eigenproblem, ``O(r^3)``);
     3. normalise ``alpha^T Kc alpha = 1`` (unit-norm directions in feature space).
     Returns (eigenvalues, alpha).
     """
-    gam, P = scipy.linalg.eigh(Kc, overwrite_a=True, check_finite=False, driver="evd")
+    gam, P = eigh_centred_kernel(Kc)
     keep = gam > rtol * max(gam.max(), 0.0)
     gam, P = gam[keep], P[:, keep]
     if gam.size < n_components:
@@ -749,18 +776,7 @@ def gda_coefficients(
             f"n_components={n_components} is larger than the rank of the centred kernel = "
             f"{gam.size}: GDA works in its range; lower rtol or ask for fewer components."
         )
-    G = class_mean_kernels(P.T, labels, counts) * np.sqrt(counts)  # (Z^T P)^T / sqrt(N_c)
-    n_all = min(counts.size - 1, gam.size)  # P^T W P has at most C-1 non-zero eigenvalues
-    w, beta = scipy.linalg.eigh(
-        G @ G.T, subset_by_index=(gam.size - n_all, gam.size - 1), check_finite=False
-    )
-    w, beta = w[::-1], beta[:, ::-1]
-    # Equal eigenvalues (all 1 when the class indicators lie in the range of Kc) leave the basis
-    # to LAPACK, i.e. to sample and label order, and the per-direction normalisation below makes
-    # the choice visible: order each such eigenspace by the principal axes of the class means in
-    # feature space (R^T Kc R = G^T Gamma G; data_ordered_core_basis), a label-free rule.
-    V = data_ordered_core_basis(G.T @ (gam[:, None] * G), counts)
-    beta = order_degenerate_eigenspaces(w, beta, G @ V)
+    w, beta = whitened_between_class_directions(P, gam, labels, counts)
     w, beta = w[:n_components], beta[:, :n_components]
     alpha = P @ (beta / (gam + reg)[:, None])
     norms = np.sqrt(np.einsum("ij,ij->j", beta * (gam / (gam + reg) ** 2)[:, None], beta))
@@ -917,7 +933,7 @@ def knda_coefficients(
     Returns (null-space dimension, eigenvalues of step 3, expansion coefficients
     ``P Gamma^{-1/2} Z W``, N x n_components).
     """
-    gam, P = scipy.linalg.eigh(Kc, overwrite_a=True, check_finite=False, driver="evd")
+    gam, P = eigh_centred_kernel(Kc)
     keep = gam > rtol * max(gam.max(), 0.0)
     gam, P = gam[keep], P[:, keep]
     Y = P * np.sqrt(gam)
@@ -1023,7 +1039,9 @@ def kuda_coefficients(
     ``H_t = Phi~`` has left singular vectors ``Phi~ P Gamma^{-1/2}`` and singular values
     ``Gamma^{1/2}``; the between-class factor is ``H_b = Phi~ F`` with ``F[i, c] = N_c^{-1/2}`` for
     the samples of class c. ULDA's matrix ``B = Sigma_t^{-1} U_t^T H_b`` is then ``P^T F``
-    (r x C), its leading left singular vectors ``Q`` (q = rank B <= C - 1), and
+    (r x C), its leading left singular vectors ``Q`` (q = rank B <= C - 1;
+    :func:`whitened_between_class_directions`, which also fixes the basis of equal singular
+    values, all 1 when the samples are linearly independent in feature space), and
     ``G = U_t Sigma_t^{-1} Q``, i.e. the expansion coefficients ``alpha = P Gamma^{-1} Q``:
     ``G^T S_t G = I`` (uncorrelated features) and ``G^T S_b G = diag(sigma^2)``, with ``sigma`` the
     singular values of ``B`` (returned as the eigenvalues, in (0, 1]). ``orthogonal``: KODA,
@@ -1031,13 +1049,11 @@ def kuda_coefficients(
     Cholesky factor of ``alpha^T Kc alpha``): the same span, orthonormal directions. Returns
     (rank of B, eigenvalues, expansion coefficients N x n_components).
     """
-    gam, P = scipy.linalg.eigh(Kc, overwrite_a=True, check_finite=False, driver="evd")
+    gam, P = eigh_centred_kernel(Kc)
     keep = gam > rtol * max(gam.max(), 0.0)
     gam, P = gam[keep], P[:, keep]
-    F = np.zeros((labels.size, counts.size))
-    F[np.arange(labels.size), labels] = 1.0 / np.sqrt(counts[labels])
-    Q, sigma, _ = scipy.linalg.svd(P.T @ F, full_matrices=False, check_finite=False)
-    rank_b = int(np.count_nonzero(sigma > rtol * max(sigma.max(), 0.0)))
+    sigma2, Q = whitened_between_class_directions(P, gam, labels, counts)
+    rank_b = int(np.count_nonzero(sigma2 > rtol**2 * max(sigma2.max(), 0.0)))
     if rank_b < n_components:
         warnings.warn(
             f"KUDA/KODA: the between-class scatter has rank {rank_b} in the range of the centred "
@@ -1046,12 +1062,12 @@ def kuda_coefficients(
             UserWarning,
             stacklevel=3,
         )
-    Q, sigma = Q[:, :n_components], sigma[:n_components]
+    Q, sigma2 = Q[:, :n_components], sigma2[:n_components]
     alpha = P @ (Q / gam[:, None])
     if orthogonal:
         R = scipy.linalg.cholesky((Q / gam[:, None]).T @ Q, check_finite=False)  # alpha^T Kc alpha
         alpha = scipy.linalg.solve_triangular(R, alpha.T, trans="T", check_finite=False).T
-    return rank_b, sigma**2, alpha
+    return rank_b, sigma2, alpha
 
 
 class KUDA(KernelDiscriminantBase):

@@ -41,6 +41,7 @@ from graphdr.kernels import (
     center_kernel_test,
     center_kernel_train,
     check_kernel_health,
+    eigh_centred_kernel,
     pairwise_kernel,
     resolve_gamma,
     reuse_store,
@@ -144,26 +145,21 @@ def kernel_feature_map(Kc: np.ndarray, tol: float = DEFAULT_KERNEL_TOL, n_leadin
     if n_leading is not None and n_leading >= n:
         n_leading = None
     # inside graphdr.kernels.reuse_kernels, the full decomposition of a centred kernel is kept
-    # for the other estimators of the block that decompose the same matrix (paper 004's grids:
-    # KMFA, then KDA on the full path and KPCA, at one fold and kernel setting); KPCA reads its
-    # leading pairs from it instead of a subset decomposition of its own
+    # for the other estimators of the block that decompose the same matrix (eigh_centred_kernel);
+    # KPCA reads its leading pairs from it instead of a subset decomposition of its own
     store = reuse_store()
-    key = array_key("kernel_feature_map", Kc) if store is not None else None
-    full = store.get(key) if store is not None else None
+    full = None
+    if store is not None and n_leading is not None:
+        full = store.get(array_key("eigh_centred_kernel", Kc))
     if full is not None:
         s, U = full  # ascending, as eigh returns them; shared: not modified below
-        if n_leading is not None:
-            s, U = s[n - n_leading :], U[:, n - n_leading :]
+        s, U = s[n - n_leading :], U[:, n - n_leading :]
     elif n_leading is not None:
         s, U = scipy.linalg.eigh(
             Kc, overwrite_a=True, check_finite=False, subset_by_index=(n - n_leading, n - 1)
         )
     else:
-        # syevd (divide and conquer): 1.19 s against syevr's 1.51 s at N = 2000 on one core
-        # (2026-11-25; KMFA-NGEU's grid is a third of this call); 2 N^2 workspace
-        s, U = scipy.linalg.eigh(Kc, overwrite_a=True, check_finite=False, driver="evd")
-        if store is not None:
-            store.put(key, (s, U))
+        s, U = eigh_centred_kernel(Kc)  # shared inside reuse_kernels: not modified below
     s, U = s[::-1], U[:, ::-1]
     top = s[0] if s.size else 0.0
     if top <= 0:

@@ -41,6 +41,7 @@ from graphdr.kernels import (
     center_kernel_test,
     center_kernel_train,
     check_kernel_health,
+    eigh_centred_kernel,
     gamma_from_sigma,
     pairwise_kernel,
     resolve_gamma,
@@ -201,16 +202,15 @@ class QMIGraph(GraphBuilder):
 
 
 def centered_kernel_eigh(Kc: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
-    """``Kc = P L P^T`` keeping ``L > tol * max(L)`` (ascending); ``Kc`` is overwritten.
+    """``Kc = P L P^T`` keeping ``L > tol * max(L)`` (ascending); ``Kc`` may be overwritten.
 
-    One LAPACK call (``syevd``, divide and conquer, all eigenpairs: it was faster than scipy's
-    default ``syevr`` in every measurement, by 8% at N = 5000; it needs a 2 N^2 workspace where
-    ``syevr`` needs a separate N^2 output). A centred kernel always has the null vector 1, and an RBF kernel many
-    eigenvalues at rounding level; dividing by them (``L^-1``) would amplify noise, so they go.
-    ``Kc`` is symmetric, so its transpose is a Fortran-ordered view LAPACK works on in place.
-    Returns (L (r,), P (N, r)) with P a view of the eigenvector array.
+    All eigenpairs by :func:`graphdr.kernels.eigh_centred_kernel` (one ``syevd`` call, shared
+    with the other kernel estimators of a :func:`graphdr.kernels.reuse_kernels` block). A centred
+    kernel always has the null vector 1, and an RBF kernel many eigenvalues at rounding level;
+    dividing by them (``L^-1``) would amplify noise, so they go. Returns (L (r,), P (N, r)), views
+    of the decomposition's arrays (read-only for the caller: they may be shared).
     """
-    lam, P = scipy.linalg.eigh(Kc.T, overwrite_a=True, check_finite=False, driver="evd")
+    lam, P = eigh_centred_kernel(Kc)
     top = lam[-1] if lam.size else 0.0
     if not top > 0:
         raise ValueError(

@@ -197,3 +197,36 @@ def mock_snakemake(
             )
     finally:
         os.chdir(cwd)
+
+
+@contextlib.contextmanager
+def count_eigendecompositions(min_size: int = 0):
+    """Count calls of ``scipy.linalg.eigh`` / ``eigvalsh`` inside the block: ``{"n": count,
+    "sizes": [order of each matrix counted]}``.
+
+    Every eigensolver of graphdr calls them through the ``scipy.linalg`` module attribute, so
+    wrapping the attribute sees every eigendecomposition a fit performs. ``min_size``: count only
+    matrices of at least that order (e.g. the O(N^3) ones, not the C x C problems of a fit).
+    """
+    import scipy.linalg
+
+    counter = {"n": 0, "sizes": []}
+    originals = {name: getattr(scipy.linalg, name) for name in ("eigh", "eigvalsh")}
+
+    def wrap(function):
+        def counted(a, *args, **kwargs):
+            size = int(getattr(a, "shape", (0,))[0])
+            if size >= min_size:
+                counter["n"] += 1
+                counter["sizes"].append(size)
+            return function(a, *args, **kwargs)
+
+        return counted
+
+    try:
+        for name, function in originals.items():
+            setattr(scipy.linalg, name, wrap(function))
+        yield counter
+    finally:
+        for name, function in originals.items():
+            setattr(scipy.linalg, name, function)

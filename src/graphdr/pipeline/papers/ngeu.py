@@ -22,7 +22,6 @@ Stages (one function per workflow rule; docs/ngeu.md, "Reproduction"):
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Mapping
 
@@ -41,11 +40,11 @@ from graphdr.evaluation.splits import (
 from graphdr.kernels import reuse_kernels
 from graphdr.methods.registry import make_estimator
 from graphdr.pipeline import io
+from graphdr.pipeline.runtime import count_eigendecompositions
 
 __all__ = [
     "RAW_METHODS",
     "run_methods",
-    "count_eigendecompositions",
     "estimate_nn_sq_distances",
     "estimate_uncertainty",
     "fit_grid_point",
@@ -198,34 +197,6 @@ def estimate_nn_sq_distances(X: np.ndarray, y: np.ndarray) -> dict:
 
 
 # ---- the grid ---------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def count_eigendecompositions():
-    """Count calls of ``scipy.linalg.eigh`` / ``eigvalsh`` inside the block: ``{"n": count}``.
-
-    Every eigensolver of graphdr calls them through the ``scipy.linalg`` module attribute, so
-    wrapping the attribute sees every eigendecomposition a fit performs.
-    """
-    import scipy.linalg
-
-    counter = {"n": 0}
-    originals = {name: getattr(scipy.linalg, name) for name in ("eigh", "eigvalsh")}
-
-    def wrap(function):
-        def counted(*args, **kwargs):
-            counter["n"] += 1
-            return function(*args, **kwargs)
-
-        return counted
-
-    try:
-        for name, function in originals.items():
-            setattr(scipy.linalg, name, wrap(function))
-        yield counter
-    finally:
-        for name, function in originals.items():
-            setattr(scipy.linalg, name, function)
 
 
 def _mean_sq_distance(X: np.ndarray) -> float:

@@ -2,16 +2,18 @@
 
 One training fold is handled by :func:`fold_errors`: the features are scaled on the training part,
 the RBF kernel of the training part is built, centred and eigendecomposed **once**
-(:class:`SharedKernelFold`), and every kernel method (KQMI, GDA, CKFD, KPCA, supervised KLPP)
-reads its directions from that one decomposition; KLPP adds its own r x r generalised
-eigenproblem (its graph is not a function of the kernel's eigenvectors), the only second
-decomposition. Linear methods (LQMI, LDA, PCA, supervised LPP) are fitted as they are (D x D
-problems). Every classifier then scores every requested dimension of each embedding, which is
-fitted once at its largest dimension (smaller dimensions are leading columns): the scorers of
+(:class:`KernelFold`, inside :func:`graphdr.kernels.reuse_kernels`), and every kernel method
+(KQMI, GDA, CKFD, KPCA, supervised KLPP; the unconstrained KQMI of the ablation) is the library's
+estimator fitted in that block (:func:`kernel_estimator`), which reads the decomposition from the
+block's store instead of computing it again; KLPP adds its own r x r generalised eigenproblem (its
+graph is not a function of the kernel's eigenvectors), the only second decomposition. Linear
+methods (LQMI, LDA, PCA, supervised LPP) are fitted as they are (D x D problems). Every
+classifier then scores every requested dimension of each embedding, which is fitted once at its
+largest dimension (smaller dimensions are leading columns): the scorers of
 :mod:`graphdr.evaluation.dimensions`, and CKFD's own fusion-distance rule (:func:`fusion_errors`).
 The folds are :func:`graphdr.evaluation.splits.stratified_kfold`'s (``repeats`` x ``folds``).
 
-The equality of the shared path with each estimator fitted alone is tested
+That the shared fold gives each estimator's own result, with one decomposition, is tested
 (``tests/test_papers_qmi.py``).
 """
 
@@ -33,23 +35,25 @@ from graphdr.evaluation.dimensions import (
     svm_error_by_dimension,
 )
 from graphdr.evaluation.splits import stratified_kfold
-from graphdr.graphs import LPPGraph, kernel_sq_distances
-from graphdr.kernels import center_kernel_test, center_kernel_train, pairwise_kernel
-from graphdr.methods.discriminant import class_mean_kernels
+from graphdr.kernels import (
+    center_kernel_test,
+    center_kernel_train,
+    eigh_centred_kernel,
+    pairwise_kernel,
+    reuse_kernels,
+)
+from graphdr.methods.discriminant import GDA
 from graphdr.methods.graph_embedding import (
     DEFAULT_KERNEL_REG,
+    KLPP_GE,
+    KPCA_GE,
     LDA_GE,
     LPP_GE,
     PCA_GE,
-    solve_graph_embedding,
+    KernelGraphEmbedding,
 )
 from graphdr.methods.kernel_fisher import CKFD, fusion_distances
-from graphdr.methods.qmi import (
-    LQMI,
-    kqmi_directions,
-    leading_singular_vectors,
-    qmi_factor,
-)
+from graphdr.methods.qmi import KQMI, LQMI, QMIGraph
 from graphdr.pipeline import io
 from graphdr.pipeline.papers.qmi_protocol import (
     CLASSIFIERS,
@@ -57,11 +61,13 @@ from graphdr.pipeline.papers.qmi_protocol import (
     LINEAR_METHODS,
     protocol,
 )
-from graphdr.solvers import column_signs, flip_signs, principal_angles
+from graphdr.pipeline.runtime import count_eigendecompositions
+from graphdr.solvers import principal_angles
 
 __all__ = [  # the protocol (methods, defaults, scaling rules) is qmi_protocol's
     "Embedding",
-    "SharedKernelFold",
+    "KernelFold",
+    "kernel_estimator",
     "dimension_grid",
     "fold_errors",
     "run_sweep",
@@ -138,115 +144,68 @@ def scale_columns(emb: Embedding, rule: str) -> Embedding:
 # --------------------------------------------------------------------------------------------
 
 
-class SharedKernelFold:
-    """The RBF kernel of one training fold, centred and eigendecomposed once.
+#: GDA's ridge in the sweep: Baudat & Anouar regularise only by the eigenvalue threshold, as
+#: KQMI does (the library's ``GDA`` defaults to a 1e-3 ridge)
+GDA_REG = 1e-8
 
-    ``lam`` (ascending) and ``P`` hold every eigenpair of the centred training kernel ``Kc``
-    (LAPACK ``syevd``); ``Kt`` is the centred test kernel. Each method keeps the eigenpairs
-    above ``tol * max`` (the threshold of every kernel estimator of the library).
-    ``n_decompositions`` counts the O(N^3) decompositions done for this fold.
+
+def kernel_estimator(method: str, n_components: int | None, cfg: Mapping):
+    """The library estimator of a kernel method of the sweep, with the protocol's RBF kernel
+    (``gamma``), eigenvalue threshold (``kernel_tol``) and method parameters."""
+    rbf = {"kernel": "rbf", "gamma": cfg["gamma"]}
+    tol = cfg["kernel_tol"]
+    if method == "KQMI":
+        return KQMI(n_components, tol=tol, **rbf)
+    if method == "GDA":
+        return GDA(n_components, reg=GDA_REG, rtol=tol, **rbf)
+    if method == "KQMI_noUC":  # the ablation of Sec. III-C: no unit-covariance constraint
+        return KernelGraphEmbedding(QMIGraph(penalty="none"), n_components, tol=tol, **rbf)
+    if method == "CKFD":
+        return CKFD(theta=cfg["ckfd_theta"], tol=tol, **rbf)
+    if method == "KPCA":
+        return KPCA_GE(n_components, tol=tol, **rbf)
+    if method == "KLPP":
+        return KLPP_GE(
+            n_components,
+            n_neighbors=cfg["lpp_neighbors"],
+            mutual=cfg["lpp_mutual"],
+            connect=cfg["lpp_connect"],
+            reg=DEFAULT_KERNEL_REG,
+            tol=tol,
+            **rbf,
+        )
+    raise ValueError(f"unknown kernel method {method!r}: expected one of {KERNEL_METHODS}.")
+
+
+class KernelFold:
+    """The RBF kernel of one training fold, centred and eigendecomposed once, and the kernel
+    methods fitted as the library's estimators on it.
+
+    Construct and use it inside :func:`graphdr.kernels.reuse_kernels`: the decomposition
+    (:func:`graphdr.kernels.eigh_centred_kernel`) and the kernel matrices are then kept in the
+    block's store, and every estimator fitted in the block reads them instead of computing them
+    again (one O(N^3) decomposition per fold; KLPP and the unconstrained KQMI add their own
+    r x r eigenproblem). ``rank``: the eigenpairs above ``tol * max``; ``size``: all of them.
+    :meth:`embedding` projects a fitted estimator's directions with the fold's centred kernels.
     """
 
-    def __init__(self, X_train, y_train, X_test, *, gamma: float, tol: float, distances=True):
-        self.tol = float(tol)
-        self.classes_, y_enc = np.unique(y_train, return_inverse=True)
-        self.y_enc = y_enc.ravel().astype(np.intp)
-        self.counts = np.bincount(self.y_enc)
+    def __init__(self, X_train, X_test, *, gamma: float, tol: float):
         K = pairwise_kernel(X_train, kernel="rbf", gamma=gamma)
-        Kc, stats = center_kernel_train(K, copy=False)
-        self.sq_dist = kernel_sq_distances(Kc) if distances else None
+        self.Kc, stats = center_kernel_train(K, copy=False)
         Kt = pairwise_kernel(X_test, X_train, kernel="rbf", gamma=gamma)
         self.Kt = center_kernel_test(Kt, stats, copy=False)
-        self.lam, self.P = scipy.linalg.eigh(
-            Kc.T, overwrite_a=True, check_finite=False, driver="evd"
-        )
-        self.n_decompositions = 1
-        top = self.lam[-1]
-        self.first = int(np.searchsorted(self.lam, self.tol * top, side="right"))
+        lam = eigh_centred_kernel(self.Kc.copy())[0]  # kept in the store for the estimators
+        self.size = lam.size
+        self.rank = int(np.count_nonzero(lam > tol * lam[-1])) if lam[-1] > 0 else 0
 
-    @property
-    def kept(self) -> tuple[np.ndarray, np.ndarray]:
-        """Kept eigenpairs, ascending (the layout of ``centered_kernel_eigh``)."""
-        return self.lam[self.first :], self.P[:, self.first :]
-
-    def _embedding(self, alpha: np.ndarray, kinds=None) -> Embedding:
-        """Training features ``Kc alpha`` (from the full EVD), test ``Kt alpha``, and the
-        feature-space norms ``sqrt(alpha^T Kc alpha)``."""
-        T = self.P.T @ alpha
-        train = self.P @ (self.lam[:, None] * T)
-        norms = np.sqrt(np.maximum(np.einsum("ij,ij->j", T * self.lam[:, None], T), 0.0))
-        return Embedding(train, self.Kt @ alpha, norms, kinds)
-
-    def kqmi(self, n_components=None) -> Embedding:
-        """KQMI (Algorithm 1) with ``A^T K K A = I``: :func:`kqmi_directions`, sign rule."""
-        lam, P = self.kept
-        _, A, _ = kqmi_directions(lam, P, self.y_enc, self.counts.size, n_components)
-        return self._embedding(A * column_signs(A))
-
-    def gda(self, n_components=None, reg: float = 1e-8) -> Embedding:
-        """GDA (Baudat & Anouar, as ``discriminant.gda_coefficients``) on the kept eigenpairs:
-        leading eigenvectors of ``P^T W P = G G^T`` from the thin SVD of G (r x C, no r x r
-        eigenproblem), ``alpha = P (L + reg)^{-1} beta`` normalised to unit feature-space norm.
-        ``reg`` defaults to ~0: Baudat & Anouar regularise only by the eigenvalue threshold, like
-        KQMI (the library's ``GDA`` adds a 1e-3 ridge by default)."""
-        gam, P = self.kept
-        k = self.counts.size - 1 if n_components is None else n_components
-        G = class_mean_kernels(P.T, self.y_enc, self.counts) * np.sqrt(self.counts)
-        # leading_singular_vectors fixes the basis of degenerate groups (a near-full-rank kernel
-        # collapses every class, making all C-1 eigenvalues 1), as KQMI does
-        beta = leading_singular_vectors(G, k)[1]
-        alpha = P @ (beta / (gam + reg)[:, None])
-        norms = np.sqrt(np.einsum("ij,ij->j", beta * (gam / (gam + reg) ** 2)[:, None], beta))
-        return self._embedding(flip_signs(alpha / norms))
-
-    def kqmi_unconstrained(self, n_components=None) -> Embedding:
-        """KQMI without the unit-covariance constraint (paper eq. 21, the ablation of Sec. III-C):
-        the leading directions of ``w^T Z^T M Z w`` with ``w^T w = 1`` on the exact feature map
-        ``Z = P L^{1/2}`` (``KernelGraphEmbedding(graph=QMIGraph(penalty="none"))``), from the
-        thin SVD of ``L^{1/2} P^T F`` (r x C); ``alpha = P L^{-1/2} w``, unit feature-space norm."""
-        lam, P = self.kept
-        k = self.counts.size - 1 if n_components is None else n_components
-        root = np.sqrt(lam)
-        G = root[:, None] * (P.T @ qmi_factor(self.y_enc, self.counts.size))
-        W = leading_singular_vectors(G, k)[1]
-        return self._embedding(flip_signs(P @ (W / root[:, None])))
-
-    def ckfd(self, theta: float = 1.0) -> tuple[Embedding, CKFD]:
-        """CKFD (fused, interleaved, fusion-scaled: ``CKFD._fit_eigh``) on the kept eigenpairs."""
-        lam, U = self.kept
-        est = CKFD(theta=theta, tol=self.tol)
-        est._fit_eigh(lam, U, self.y_enc, self.counts, 2 * (self.counts.size - 1))
-        return self._embedding(est.dual_coef_, est.feature_kinds_), est
-
-    def kpca(self, n_components: int) -> Embedding:
-        """KPCA: ``alpha = U / sqrt(S)`` of the leading kept eigenpairs (``KPCA_GE``)."""
-        lam, P = self.kept
-        k = min(n_components, lam.size)
-        lam, U = lam[::-1][:k], P[:, ::-1][:, :k]
-        return self._embedding(flip_signs(U / np.sqrt(lam)))
-
-    def klpp(
-        self, n_components: int, n_neighbors: int = 5, heat_t=None, mutual=False, connect=False
-    ) -> Embedding:
-        """Supervised KLPP (``KLPP_GE``): GE on the exact feature map ``U S^{1/2}`` of the kept
-        part with the within-class k-NN heat-kernel graph on feature-space distances
-        (``mutual`` / ``connect``: :func:`graphdr.graphs.lpp_graph`). Its r x r generalised
-        eigenproblem is this fold's second decomposition. Columns satisfy the GE constraint
-        ``a^T K D K a = 1``. ``self.graph_meta`` keeps the graph's summary."""
-        lam, P = self.kept
-        U, root = P[:, ::-1], np.sqrt(lam[::-1])
-        Z = U * root
-        graph = LPPGraph(n_neighbors, heat_t, True, mutual=mutual, connect=connect)(
-            self.y_enc, sq_distances=self.sq_dist, n_samples=Z.shape[0]
-        )
-        self.graph_meta = dict(graph.meta)
-        S_int, S_pen = graph.intrinsic.quadratic(Z), graph.penalty.quadratic(Z)
-        k = min(n_components, Z.shape[1])
-        _, W = solve_graph_embedding(
-            S_int, S_pen, k, largest=False, reg=DEFAULT_KERNEL_REG, tol=self.tol
-        )
-        self.n_decompositions += 1
-        return self._embedding(flip_signs(U @ (W / root[:, None])))
+    def embedding(self, est) -> Embedding:
+        """Training features ``Kc alpha``, test ``Kt alpha`` and the feature-space norms
+        ``sqrt(alpha^T Kc alpha)`` of a fitted estimator's ``dual_coef_`` (CKFD: its columns'
+        kinds too)."""
+        alpha = est.dual_coef_
+        train = self.Kc @ alpha
+        norms = np.sqrt(np.maximum(np.einsum("ij,ij->j", alpha, train), 0.0))
+        return Embedding(train, self.Kt @ alpha, norms, getattr(est, "feature_kinds_", None))
 
 
 def linear_embedding(
@@ -324,37 +283,23 @@ def method_embeddings(X_train, y_train, X_test, cfg: Mapping) -> tuple[dict, int
     out, n_dec, ckfd, klpp_graph, kernel_rank = {}, 0, None, None, None
     kernel = [m for m in methods if m in KERNEL_METHODS]
     if kernel:
-        fold = SharedKernelFold(
-            X_train,
-            y_train,
-            X_test,
-            gamma=cfg["gamma"],
-            tol=cfg["kernel_tol"],
-            distances="KLPP" in kernel,
-        )
-        rank = fold.lam.size - fold.first
-        # the kept eigenpairs against the N - 1 a centred kernel can have: at N - 1, P P^T = H
-        # and KQMI / GDA coincide (every class collapses to a point in both)
-        kernel_rank = rank / max(fold.lam.size - 1, 1)
-        for m in kernel:
-            k = _max_dim(m, n_classes, rank, cfg)
-            if m == "KQMI":
-                emb = fold.kqmi(min(k, rank))
-            elif m == "GDA":
-                emb = fold.gda(min(k, rank))
-            elif m == "KQMI_noUC":
-                emb = fold.kqmi_unconstrained(min(k, rank))
-            elif m == "CKFD":
-                emb, ckfd = fold.ckfd(cfg["ckfd_theta"])
-            elif m == "KPCA":
-                emb = fold.kpca(k)
-            else:
-                emb = fold.klpp(
-                    k, cfg["lpp_neighbors"], mutual=cfg["lpp_mutual"], connect=cfg["lpp_connect"]
-                )
-                klpp_graph = fold.graph_meta
-            out[m] = scale_columns(emb, scales[m])
-        n_dec += fold.n_decompositions
+        with reuse_kernels(), count_eigendecompositions() as count:
+            fold = KernelFold(X_train, X_test, gamma=cfg["gamma"], tol=cfg["kernel_tol"])
+            rank = fold.rank
+            # the kept eigenpairs against the N - 1 a centred kernel can have: at N - 1,
+            # P P^T = H and KQMI / GDA coincide (every class collapses to a point in both)
+            kernel_rank = rank / max(fold.size - 1, 1)
+            for m in kernel:
+                k = _max_dim(m, n_classes, rank, cfg)
+                est = kernel_estimator(m, min(k, rank), cfg).fit(X_train, y_train)
+                if m == "CKFD":
+                    ckfd = est
+                elif m == "KLPP":
+                    klpp_graph = dict(est.graph_meta_)
+                out[m] = scale_columns(fold.embedding(est), scales[m])
+        # the O(N^3) decompositions: of order at least the kernel's rank (the fold's N x N one,
+        # KLPP's r x r generalised problem), not the small ones of a method's own subspace
+        n_dec += sum(size >= rank for size in count["sizes"])
     linear = [m for m in methods if m in LINEAR_METHODS]
     if linear:
         Xl_train, Xl_test = X_train, X_test
