@@ -478,6 +478,7 @@ def test_sensitivity_variant_refits_only_when_its_setting_was_not_chosen(monkeyp
     real = akda._final_fit
     monkeypatch.setattr(akda, "_final_fit", lambda *a, **k: fits.append(a[1]) or real(*a, **k))
     kw = dict(reg=0.5, seed=3, estimators=None, sensitivity={"reg": 1e-3}, t_cv=0.0)
+    kw |= dict(timed=False)  # one fit per setting (a timed draw repeats millisecond fits)
     for best, expected in (
         ({"gamma_factor": 1.0, "reg": 1.0, "C": 1.0}, 2),  # CV chose reg = 1: refit at 1e-3
         ({"gamma_factor": 1.0, "reg": 1e-3, "C": 1.0}, 1),  # CV chose the variant's point
@@ -530,6 +531,8 @@ def test_group_run_shares_kernels_and_equals_standalone_runs(tmp_path):
                 np.testing.assert_allclose(mine["variants"][name]["ap"], variant["ap"], atol=1e-6)
         timing = group[m]["timing"]
         assert timing["train_seconds"] >= timing["shared_distance_seconds"]["train"] > 0
+        # millisecond fits: the reported seconds are the median of 3 fits (first draw only)
+        assert timing["timing_repeats"] == alone["timing"]["timing_repeats"] == 3
     with pytest.raises(ValueError, match="not a kernel method"):
         akda.akda_group_run(path, methods=["PCA"], result_paths={}, timing_paths={}, **common)
 
@@ -663,3 +666,31 @@ def test_cross_validation_of_the_papers_kda_solves_with_the_subset_solver(monkey
     solvers.clear()
     model = akda._estimator("KDA", best, reg=1e-3, seed=0, estimators=full)
     assert model.eigen_solver == "full"  # what _final_fit builds and times
+
+
+def test_short_fits_report_the_median_of_three_timings(monkeypatch):
+    """A final fit under REPEAT_BELOW_SECONDS is run TIMING_REPEATS times in the timed draw and
+    the median of its seconds reported, with the first fit's scores; other draws fit once."""
+    calls, times = [], iter([(0.5, 0.2), (0.1, 0.3), (0.3, 0.1)])
+
+    def fake_final_fit(*args, **kwargs):
+        calls.append(1)
+        t_train, t_test = next(times)
+        return np.zeros((4, 2)) + len(calls), t_train, t_test, 1
+
+    monkeypatch.setattr(akda, "_final_fit", fake_final_fit)
+    monkeypatch.setattr(akda, "average_precision_per_class", lambda y, s, c: np.full(2, s[0, 0]))
+    X, y = np.zeros((4, 1)), np.array([0, 0, 1, 1])
+    common = dict(reg=1.0, seed=0, estimators=None, sensitivity=None, t_cv=0.0)
+    train, test = np.array([0, 2]), np.array([1, 3])
+    table = pd.DataFrame({"C": [1.0], "score": [0.5]})
+    record, seconds = akda._draw_record("LDA", {"C": 1.0}, table, X, y, train, test, **common)
+    assert len(calls) == 3 and seconds["timing_repeats"] == 3
+    assert (seconds["train_seconds"], seconds["test_seconds"]) == (0.3, 0.2)
+    assert record["map"] == 1.0  # the first fit's scores
+    calls.clear()
+    times = iter([(0.5, 0.2)])
+    _, seconds = akda._draw_record(
+        "LDA", {"C": 1.0}, table, X, y, train, test, timed=False, **common
+    )
+    assert len(calls) == 1 and seconds["timing_repeats"] == 1

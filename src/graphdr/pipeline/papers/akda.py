@@ -503,8 +503,9 @@ def sensitivity_name(setting: Mapping) -> str:
     return ",".join(f"{k}={float(v):g}" for k, v in setting.items() if k != "max_train")
 
 
-def _one_draw(method, X, y, *, n_per_class, cv, reg, seed, estimators, sensitivity):
-    """CV, final fit and test of one seeded draw of the condition split: (record, seconds)."""
+def _one_draw(method, X, y, *, n_per_class, cv, reg, seed, estimators, sensitivity, timed=True):
+    """CV, final fit and test of one seeded draw of the condition split: (record, seconds);
+    ``timed``: the draw whose seconds are reported (:data:`TIMING_REPEATS`)."""
     train, test = per_class_count_split(y, int(n_per_class), random_state=seed)
     t0 = time.perf_counter()
     best, table = cross_validate(
@@ -513,20 +514,44 @@ def _one_draw(method, X, y, *, n_per_class, cv, reg, seed, estimators, sensitivi
     t_cv = time.perf_counter() - t0
     return _draw_record(
         method, best, table, X, y, train, test, reg=reg, seed=seed, estimators=estimators,
-        sensitivity=sensitivity, t_cv=t_cv,
+        sensitivity=sensitivity, t_cv=t_cv, timed=timed,
     )  # fmt: skip
+
+
+#: The reported training / testing seconds are the median of this many final fits when one fit
+#: (training and testing) takes under :data:`REPEAT_BELOW_SECONDS`: single timings of such
+#: millisecond fits moved the KDA / AKDA ratios of the 10Ex experiments 2-5x between two runs
+#: (claim C21, NOTES.md). Longer fits are timed once (three fits of the paper's KDA at N = 5000
+#: would cost 264 s each). Only the draw whose seconds are reported repeats its fit.
+TIMING_REPEATS = 3
+REPEAT_BELOW_SECONDS = 1.0
 
 
 def _draw_record(
     method, best, table, X, y, train, test, *, reg, seed, estimators, sensitivity, t_cv,
-    shared=None,
+    shared=None, timed=True,
 ):  # fmt: skip
-    """Final fit and test with the CV's selection, and the sensitivity variant: (record, seconds)."""
+    """Final fit and test with the CV's selection, and the sensitivity variant: (record, seconds).
+
+    ``timed``: this draw's seconds are reported, so a fit under :data:`REPEAT_BELOW_SECONDS` is
+    repeated and the median of :data:`TIMING_REPEATS` timings reported (the fits are
+    deterministic: the scores of the first are used)."""
     classes = np.unique(y)
     scores, t_train, t_test, dim = _final_fit(
         method, best, X[train], y[train], X[test], classes, reg=reg, seed=seed,
         estimators=estimators, shared=shared,
     )  # fmt: skip
+    repeats = 1
+    if timed and t_train + t_test < REPEAT_BELOW_SECONDS:
+        times = [(t_train, t_test)] + [
+            _final_fit(
+                method, best, X[train], y[train], X[test], classes, reg=reg, seed=seed,
+                estimators=estimators, shared=shared,
+            )[1:3]
+            for _ in range(TIMING_REPEATS - 1)
+        ]  # fmt: skip
+        t_train, t_test = (float(np.median(t)) for t in zip(*times, strict=True))
+        repeats = TIMING_REPEATS
     ap = average_precision_per_class(y[test], scores, classes)
     record = {
         "seed": int(seed),
@@ -569,6 +594,7 @@ def _draw_record(
             "ap": [float(a) for a in v_ap],
         }
     seconds = {"train_seconds": t_train, "test_seconds": t_test, "cv_seconds": t_cv}
+    seconds["timing_repeats"] = repeats
     if shared is not None:
         seconds["shared_distance_seconds"] = {
             "train": shared.train_seconds, "test": shared.test_seconds,
@@ -653,7 +679,7 @@ def akda_run(
     for d in range(int(draws)):
         record, seconds = _one_draw(
             method, X, y, n_per_class=n_per_class, cv=cv, reg=reg, seed=seed + d,
-            estimators=estimators, sensitivity=sensitivity,
+            estimators=estimators, sensitivity=sensitivity, timed=d == 0,
         )  # fmt: skip
         records.append(record)
         timing = timing or seconds
@@ -722,7 +748,7 @@ def akda_group_run(
             best, table, t_cv = chosen[m]
             record, seconds = _draw_record(
                 m, best, table, X, y, train, test, reg=reg, seed=s, estimators=estimators,
-                sensitivity=sensitivity, t_cv=t_cv, shared=shared,
+                sensitivity=sensitivity, t_cv=t_cv, shared=shared, timed=d == 0,
             )  # fmt: skip
             records[m].append(record)
             timings.setdefault(m, seconds)
