@@ -958,7 +958,32 @@ def knda_coefficients(
     return n_null, w, P @ ((Z @ V) / np.sqrt(gam)[:, None])
 
 
-class KNDA(KernelDiscriminantBase):
+class _CentredRangeBase(KernelDiscriminantBase):
+    """The parameters of the discriminant analyses that work in the range of the centred
+    kernel without a ridge (KNDA, KUDA, KODA): those of :class:`AKDA` except ``reg``, plus
+    ``rtol``, the relative eigenvalue threshold of that range."""
+
+    def __init__(
+        self,
+        n_components=None,
+        *,
+        kernel="rbf",
+        gamma="scale",
+        degree=2,
+        coef0=1.0,
+        rtol=1e-10,
+        dtype="float64",
+    ):
+        self.n_components = n_components
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.rtol = rtol
+        self.dtype = dtype
+
+
+class KNDA(_CentredRangeBase):
     """Kernel null-space discriminant analysis (Bodesheim et al. 2013, after Ye & Xiong 2006).
 
     The directions maximise the between-class scatter inside the null space of the within-class
@@ -980,25 +1005,6 @@ class KNDA(KernelDiscriminantBase):
 
     _label = "KNDA"
     _n_kernel_matrices = 3
-
-    def __init__(
-        self,
-        n_components=None,
-        *,
-        kernel="rbf",
-        gamma="scale",
-        degree=2,
-        coef0=1.0,
-        rtol=1e-10,
-        dtype="float64",
-    ):
-        self.n_components = n_components
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.rtol = rtol
-        self.dtype = dtype
 
     def fit(self, X, y):
         K, y_enc, counts, n_components = _centred_fit_kernel(self, X, y)
@@ -1070,7 +1076,7 @@ def kuda_coefficients(
     return rank_b, sigma2, alpha
 
 
-class KUDA(KernelDiscriminantBase):
+class KUDA(_CentredRangeBase):
     """Kernel uncorrelated discriminant analysis (Xiong, Ye & Cherkassky 2006; paper 002's [35]).
 
     ULDA (Ye 2005) in feature space (:func:`kuda_coefficients`): the range of the total scatter
@@ -1092,25 +1098,6 @@ class KUDA(KernelDiscriminantBase):
     _label = "KUDA"
     _n_kernel_matrices = 2
     _orthogonal = False
-
-    def __init__(
-        self,
-        n_components=None,
-        *,
-        kernel="rbf",
-        gamma="scale",
-        degree=2,
-        coef0=1.0,
-        rtol=1e-10,
-        dtype="float64",
-    ):
-        self.n_components = n_components
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.rtol = rtol
-        self.dtype = dtype
 
     def fit(self, X, y):
         K, y_enc, counts, n_components = _centred_fit_kernel(self, X, y)
