@@ -156,7 +156,7 @@ def _sweep_rows(quick: bool) -> list[dict]:
             fold = qs.KernelFold(X_tr, X_te, gamma=0.5, tol=1e-6)
             for m, k in (("KQMI", 3), ("GDA", 3), ("CKFD", None), ("KPCA", 50), ("KLPP", 50)):
                 fold.embedding(qs.kernel_estimator(m, k, cfg).fit(X_tr, y_tr))
-        return count["n"]
+        return sum(size >= fold.rank for size in count["sizes"])  # as the sweep counts them
 
     def separate():
         for est in (
