@@ -513,8 +513,9 @@ def test_kuda_warns_when_classes_coincide_and_checks_rtol():
     with pytest.warns(UserWarning, match="between-class scatter has rank 3"):
         est = KUDA(kernel="linear").fit(X, y)
     assert est.between_rank_ == 3 and est.n_components_ == 4
-    with pytest.raises(ValueError, match="rtol must be a number in"):
-        KODA(rtol=1.5).fit(X, y)
+    for bad in (KODA(rtol=1.5), GDA(rtol=0.0)):  # the family's shared parameter check
+        with pytest.raises(ValueError, match="rtol must be a number in"):
+            bad.fit(X, y)
 
 
 def test_centred_transform_matches_explicit_centring_of_the_test_kernel():

@@ -309,6 +309,20 @@ def _mirror_lower_triangle(A: np.ndarray, block: int = 256) -> None:
         square[upper] = square.T[upper]
 
 
+def _eigh_key(Kc: np.ndarray):
+    """The store key of a centred kernel's decomposition (its content)."""
+    return array_key("eigh_centred_kernel", Kc)
+
+
+def stored_centred_kernel_eigh(Kc: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The decomposition :func:`eigh_centred_kernel` keeps for ``Kc`` in the innermost
+    :func:`reuse_kernels` block (shared arrays, ascending), or None (outside a block, or not yet
+    decomposed): for callers that would otherwise compute only part of it (KPCA's leading
+    pairs)."""
+    store = _REUSE.get()
+    return store.get(_eigh_key(Kc)) if store is not None else None
+
+
 def eigh_centred_kernel(Kc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every eigenpair (ascending) of a centred kernel matrix: the one O(N^3) decomposition of
     the kernel estimators that work in the range of the centred kernel (KQMI, CKFD, GDA, KNDA,
@@ -327,7 +341,7 @@ def eigh_centred_kernel(Kc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     must not modify them.
     """
     store = _REUSE.get()
-    key = array_key("eigh_centred_kernel", Kc) if store is not None else None
+    key = _eigh_key(Kc) if store is not None else None
     found = store.get(key) if store is not None else None
     if found is not None:
         return found

@@ -496,6 +496,12 @@ def _check_params(est, X=None) -> None:
     reg = getattr(est, "reg", 0.0)  # KNDA has no ridge
     if not isinstance(reg, numbers.Real) or not np.isfinite(reg) or reg < 0:
         raise ValueError(f"reg must be a finite number >= 0, got {reg!r}.")
+    rtol = getattr(est, "rtol", None)  # GDA, KNDA, KUDA, KODA
+    if hasattr(est, "rtol") and (not isinstance(rtol, numbers.Real) or not 0 < rtol < 1):
+        raise ValueError(
+            f"rtol must be a number in (0, 1), got {rtol!r}: it is the relative eigenvalue "
+            "threshold below which a direction of the centred kernel counts as zero."
+        )
     try:
         valid = np.dtype(est.dtype) in (np.dtype(np.float32), np.dtype(np.float64))
     except TypeError:
@@ -731,6 +737,16 @@ class KDA(KernelDiscriminantBase):
 # --------------------------------------------------------------------------------------------
 
 
+def centred_kernel_range(Kc: np.ndarray, rtol: float) -> tuple[np.ndarray, np.ndarray]:
+    """The eigenpairs of a centred kernel above ``rtol * max`` (ascending; a copy): the range of
+    the total scatter in which GDA, KNDA, KUDA and KODA work. One decomposition
+    (:func:`graphdr.kernels.eigh_centred_kernel`, shared inside
+    :func:`graphdr.kernels.reuse_kernels`); ``Kc`` may be overwritten."""
+    gam, P = eigh_centred_kernel(Kc)
+    keep = gam > rtol * max(gam.max(), 0.0)
+    return gam[keep], P[:, keep]
+
+
 def whitened_between_class_directions(
     P: np.ndarray, gam: np.ndarray, labels: np.ndarray, counts: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -768,9 +784,7 @@ def gda_coefficients(
     3. normalise ``alpha^T Kc alpha = 1`` (unit-norm directions in feature space).
     Returns (eigenvalues, alpha).
     """
-    gam, P = eigh_centred_kernel(Kc)
-    keep = gam > rtol * max(gam.max(), 0.0)
-    gam, P = gam[keep], P[:, keep]
+    gam, P = centred_kernel_range(Kc, rtol)
     if gam.size < n_components:
         raise ValueError(
             f"n_components={n_components} is larger than the rank of the centred kernel = "
@@ -933,9 +947,7 @@ def knda_coefficients(
     Returns (null-space dimension, eigenvalues of step 3, expansion coefficients
     ``P Gamma^{-1/2} Z W``, N x n_components).
     """
-    gam, P = eigh_centred_kernel(Kc)
-    keep = gam > rtol * max(gam.max(), 0.0)
-    gam, P = gam[keep], P[:, keep]
+    gam, P = centred_kernel_range(Kc, rtol)
     Y = P * np.sqrt(gam)
     means = class_mean_kernels(Y.T, labels, counts).T  # C x r class means of the coordinates
     Yw = Y - means[labels]
@@ -1015,13 +1027,8 @@ class KNDA(_CentredRangeBase):
 
 
 def _centred_fit_kernel(est, X, y):
-    """The checks and the centred float64 training kernel of KNDA, KUDA and KODA (their ``rtol``
-    included): (Kc, encoded labels, class sizes, n_components)."""
-    if not isinstance(est.rtol, numbers.Real) or not 0 < est.rtol < 1:
-        raise ValueError(
-            f"rtol must be a number in (0, 1), got {est.rtol!r}: it is the relative eigenvalue "
-            "threshold below which a direction of the centred kernel counts as zero."
-        )
+    """The checks and the centred float64 training kernel of KNDA, KUDA and KODA: (Kc, encoded
+    labels, class sizes, n_components)."""
     X, y_enc, counts = est._validate_fit(X, y)
     n_components = est._check_n_components(counts.size - 1)
     K = est._train_kernel(X).astype(np.float64, copy=False)
@@ -1055,9 +1062,7 @@ def kuda_coefficients(
     Cholesky factor of ``alpha^T Kc alpha``): the same span, orthonormal directions. Returns
     (rank of B, eigenvalues, expansion coefficients N x n_components).
     """
-    gam, P = eigh_centred_kernel(Kc)
-    keep = gam > rtol * max(gam.max(), 0.0)
-    gam, P = gam[keep], P[:, keep]
+    gam, P = centred_kernel_range(Kc, rtol)
     sigma2, Q = whitened_between_class_directions(P, gam, labels, counts)
     rank_b = int(np.count_nonzero(sigma2 > rtol**2 * max(sigma2.max(), 0.0)))
     if rank_b < n_components:
@@ -1069,9 +1074,10 @@ def kuda_coefficients(
             stacklevel=3,
         )
     Q, sigma2 = Q[:, :n_components], sigma2[:n_components]
-    alpha = P @ (Q / gam[:, None])
+    B = Q / gam[:, None]  # alpha = P B
+    alpha = P @ B
     if orthogonal:
-        R = scipy.linalg.cholesky((Q / gam[:, None]).T @ Q, check_finite=False)  # alpha^T Kc alpha
+        R = scipy.linalg.cholesky(B.T @ Q, check_finite=False)  # alpha^T Kc alpha = B^T Gamma B
         alpha = scipy.linalg.solve_triangular(R, alpha.T, trans="T", check_finite=False).T
     return rank_b, sigma2, alpha
 

@@ -37,14 +37,13 @@ from graphdr.graphs import (
     make_graph,
 )
 from graphdr.kernels import (
-    array_key,
     center_kernel_test,
     center_kernel_train,
     check_kernel_health,
     eigh_centred_kernel,
     pairwise_kernel,
     resolve_gamma,
-    reuse_store,
+    stored_centred_kernel_eigh,
 )
 from graphdr.solvers import (
     SharedCholesky,
@@ -147,10 +146,7 @@ def kernel_feature_map(Kc: np.ndarray, tol: float = DEFAULT_KERNEL_TOL, n_leadin
     # inside graphdr.kernels.reuse_kernels, the full decomposition of a centred kernel is kept
     # for the other estimators of the block that decompose the same matrix (eigh_centred_kernel);
     # KPCA reads its leading pairs from it instead of a subset decomposition of its own
-    store = reuse_store()
-    full = None
-    if store is not None and n_leading is not None:
-        full = store.get(array_key("eigh_centred_kernel", Kc))
+    full = stored_centred_kernel_eigh(Kc) if n_leading is not None else None
     if full is not None:
         s, U = full  # ascending, as eigh returns them; shared: not modified below
         s, U = s[n - n_leading :], U[:, n - n_leading :]

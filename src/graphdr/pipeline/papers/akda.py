@@ -537,19 +537,17 @@ def _draw_record(
     repeated and the median of :data:`TIMING_REPEATS` timings reported (the fits are
     deterministic: the scores of the first are used)."""
     classes = np.unique(y)
-    scores, t_train, t_test, dim = _final_fit(
-        method, best, X[train], y[train], X[test], classes, reg=reg, seed=seed,
-        estimators=estimators, shared=shared,
-    )  # fmt: skip
+
+    def final_fit():
+        return _final_fit(
+            method, best, X[train], y[train], X[test], classes, reg=reg, seed=seed,
+            estimators=estimators, shared=shared,
+        )  # fmt: skip
+
+    scores, t_train, t_test, dim = final_fit()
     repeats = 1
     if timed and t_train + t_test < REPEAT_BELOW_SECONDS:
-        times = [(t_train, t_test)] + [
-            _final_fit(
-                method, best, X[train], y[train], X[test], classes, reg=reg, seed=seed,
-                estimators=estimators, shared=shared,
-            )[1:3]
-            for _ in range(TIMING_REPEATS - 1)
-        ]  # fmt: skip
+        times = [(t_train, t_test)] + [final_fit()[1:3] for _ in range(TIMING_REPEATS - 1)]
         t_train, t_test = (float(np.median(t)) for t in zip(*times, strict=True))
         repeats = TIMING_REPEATS
     ap = average_precision_per_class(y[test], scores, classes)
