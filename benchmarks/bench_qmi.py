@@ -17,8 +17,9 @@ Paper 001's benchmark sweep (Tables II-V), one training fold of an 800 x 18, 4-c
 
 * CPU time of the five kernel methods (KQMI, GDA, CKFD, KLPP, KPCA) fitted as estimators on one
   shared kernel and EVD (``qmi_sweep.KernelFold`` inside ``graphdr.kernels.reuse_kernels``) /
-  CPU time of the five estimators fitted alone (each builds its kernel and decomposes it) — target <= 0.6 (two O(N^3) decompositions instead of
-  six; CPU seconds, because wall-clock ratios of ~1 s calls were noise on the shared machine);
+  CPU time of the five estimators fitted alone (each builds its kernel and decomposes it) —
+  target <= 0.6 (two O(N^3) decompositions instead of six; CPU seconds, because wall-clock
+  ratios of ~1 s calls were noise on the shared machine);
 * the decompositions per fold (shared: the EVD and KLPP's eigenproblem);
 * the full sweep's measured time, read from ``paper_figures/qmi/benchmarks_sweep_timing.csv``
   when the full protocol has run (every dataset, fold and repeat): the CPU seconds summed over
@@ -152,7 +153,7 @@ def _sweep_rows(quick: bool) -> list[dict]:
     cfg = {**qs.protocol({"lpp_mutual": True, "lpp_connect": True}), "gamma": 0.5}
 
     def shared():
-        with reuse_kernels(), count_eigendecompositions(min_size=10) as count:
+        with reuse_kernels(), count_eigendecompositions() as count:
             fold = qs.KernelFold(X_tr, X_te, gamma=0.5, tol=1e-6)
             for m, k in (("KQMI", 3), ("GDA", 3), ("CKFD", None), ("KPCA", 50), ("KLPP", 50)):
                 fold.embedding(qs.kernel_estimator(m, k, cfg).fit(X_tr, y_tr))

@@ -488,8 +488,6 @@ def _equivalence_rows(record: Mapping, variant: str) -> list[dict]:
             "collection": exp.rpartition("/")[0], "n_train": str(r["n_train"]),
         }  # fmt: skip
         for reference, suffix in _EQUIVALENT.items():
-            if f"angle_test{suffix}_deg" not in r:
-                continue  # a record of the round before KUDA and KODA
             ref = base | {"reference": reference}
             rows += [
                 ref | {"metric": "angle_deg", "value": r[f"angle_test{suffix}_deg"]},
@@ -500,12 +498,11 @@ def _equivalence_rows(record: Mapping, variant: str) -> list[dict]:
                 | {"metric": "angle_given_constant_deg"}
                 | {"value": r[f"angle_test_given_constant{suffix}_deg"]},
             ]
-        if "akda_max_abs_correlation" in r:
-            rows.append(
-                base
-                | {"reference": "", "metric": "max_abs_correlation"}
-                | {"value": r["akda_max_abs_correlation"]}
-            )
+        rows.append(
+            base
+            | {"reference": "", "metric": "max_abs_correlation"}
+            | {"value": r["akda_max_abs_correlation"]}
+        )
     return rows
 
 
