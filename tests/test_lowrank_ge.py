@@ -17,6 +17,7 @@ from graphdr.methods.graph_embedding import (
     class_directions,
     kernel_feature_map,
     solve_class_graph_kernel,
+    solve_class_graph_kernel_positive,
     solve_graph_embedding,
 )
 from graphdr.methods.uncertain import KDA_NGEU
@@ -272,6 +273,90 @@ def test_fallback_leaves_the_kernel_as_the_full_path_needs_it():
     assert alpha is None and "ill-conditioned" in why
     after = scipy.linalg.eigh(Kc)
     assert np.array_equal(before[0], after[0]) and np.array_equal(before[1], after[1])
+
+
+def _dense_positive_reference(Kc, y, k):
+    """The "positive" rule on the dense scatters of the exact feature map (independent route:
+    explicit ``Z^T L Z`` and ``Z^T H Z``, the full eigendecomposition of the intrinsic scatter)."""
+    U, root = kernel_feature_map(Kc.copy(), DEFAULT_KERNEL_TOL)
+    Z = U * root
+    g = lda_graph(y)
+    lam, W = solve_graph_embedding(
+        g.intrinsic.quadratic(Z),
+        g.penalty.quadratic(Z),
+        k,
+        solver="positive",
+        tol=DEFAULT_KERNEL_TOL,
+    )
+    return lam, U @ (W / root[:, None])
+
+
+@pytest.mark.parametrize(
+    ("gamma", "sizes"),
+    [(0.02, None), (0.05, None), (0.2, None), (0.05, (10, 25, 60, 95, 110))],
+)
+def test_positive_lowrank_kernel_path_equals_the_dense_rule(gamma, sizes):
+    """The minimal-positive-eigenvalue rule from one Cholesky and a thin SVD: the dense rule's
+    directions column by column (distinct eigenvalues), its eigenvalues (all in (0, 1): the
+    null-space directions are skipped) and its scaling ``w^T S_t w = ||Kc a||^2 = 1``; balanced
+    and unbalanced classes."""
+    X, y = _blobs()
+    if sizes is not None:
+        y = np.repeat(np.arange(len(sizes)), sizes)
+    Kc, _ = center_kernel_train(rbf_kernel(X, gamma=gamma))
+    lam_ref, A_ref = _dense_positive_reference(Kc, y, 4)
+    lam, A, why = solve_class_graph_kernel_positive(Kc.copy(), lda_graph(y), 4)
+    assert why == "lowrank"
+    assert np.all((lam > 0) & (lam < 1))
+    np.testing.assert_allclose(lam, lam_ref, rtol=1e-8)
+    for j in range(4):
+        cos = abs(A[:, j] @ Kc @ Kc @ A_ref[:, j])
+        assert cos == pytest.approx(1.0, abs=1e-8)
+    np.testing.assert_allclose(np.linalg.norm(Kc @ A, axis=0), 1.0, rtol=1e-8)
+    # the constraint that defines the rule: no component in the intrinsic null space
+    # (w orthogonal to Z^+ Theta, i.e. Theta^T a = 0 for a = Kc^+ v)
+    theta = class_directions(lda_graph(y).intrinsic)
+    assert np.max(np.abs(theta.T @ A)) < 1e-8 * np.max(np.abs(A))
+
+
+@pytest.mark.parametrize("make", [KDA_GE, KDA_NGEU])
+def test_positive_solver_auto_path_equals_full_path(make):
+    X, y = _blobs(seed=1)
+    low = make(gamma=0.05, solver="positive").fit(X, y)
+    full = make(gamma=0.05, solver="positive", path="full").fit(X, y)
+    assert (low.solver_path_, full.solver_path_) == ("lowrank", "full")
+    assert np.max(scipy.linalg.subspace_angles(low.dual_coef_, full.dual_coef_)) < 1e-8
+    np.testing.assert_allclose(low.eigenvalues_, full.eigenvalues_, rtol=1e-8)
+    Xt = X[:40] + 0.1
+    np.testing.assert_allclose(low.transform(Xt), full.transform(Xt), atol=1e-8)
+    # the rule differs from the default one (null-space directions first, eigenvalues ~ 0)
+    default = make(gamma=0.05).fit(X, y)
+    assert np.max(default.eigenvalues_) < 1e-3 < np.min(low.eigenvalues_)
+
+
+def test_positive_lowrank_path_falls_back_and_restores_the_kernel():
+    """A rank-deficient kernel (linear, D < N - 1): the path gives up, the kernel's eigh is
+    bitwise that of the untouched kernel, and the estimator ("lowrank" asked) warns and solves
+    on the full path, bitwise as "auto"; more components than groups - 1 are refused."""
+    rng = np.random.default_rng(1)
+    X, y = rng.standard_normal((80, 3)), np.repeat(np.arange(4), 20)
+    Kc, _ = center_kernel_train(X @ X.T)
+    before = scipy.linalg.eigh(Kc)
+    lam, alpha, why = solve_class_graph_kernel_positive(Kc, lda_graph(y), 3)
+    # singular up to rounding: the factorisation fails, or succeeds on rounding and the
+    # condition estimate rejects it
+    assert alpha is None and ("ill-conditioned" in why or "Cholesky" in why)
+    after = scipy.linalg.eigh(Kc)
+    assert np.array_equal(before[0], after[0]) and np.array_equal(before[1], after[1])
+    Xb, yb = _blobs(d=10)
+    auto = KDA_GE(kernel="linear", solver="positive").fit(Xb, yb)
+    with pytest.warns(RuntimeWarning, match="low-rank path does not apply"):
+        forced = KDA_GE(kernel="linear", solver="positive", path="lowrank").fit(Xb, yb)
+    assert auto.solver_path_ == forced.solver_path_ == "full"
+    np.testing.assert_array_equal(forced.dual_coef_, auto.dual_coef_)
+    Kr, _ = center_kernel_train(rbf_kernel(Xb, gamma=0.05))
+    lam, alpha, why = solve_class_graph_kernel_positive(Kr, lda_graph(yb), 5)
+    assert alpha is None and "groups - 1" in why
 
 
 @pytest.mark.parametrize("solver", ["regularized", "positive"])

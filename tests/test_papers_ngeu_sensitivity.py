@@ -109,7 +109,15 @@ def test_estimators_accept_the_rule_and_ngeu_leaves_the_null_space():
     }
     assert np.all(ngeu["regularized"].eigenvalues_ < 1e-4)
     assert np.all(ngeu["positive"].eigenvalues_ > 1e-2)
-    assert ngeu["positive"].solver_path_ == "full"
+    # full rank: the rule is solved from a Cholesky and a thin SVD, as the dense rule
+    assert ngeu["positive"].solver_path_ == "lowrank"
+    full = KDA_NGEU(
+        n_components=2, kernel="linear", uncertainty=None, solver="positive", path="full"
+    ).fit(X, y, sample_variance=S)
+    np.testing.assert_allclose(ngeu["positive"].eigenvalues_, full.eigenvalues_, rtol=1e-8)
+    np.testing.assert_allclose(
+        np.abs(ngeu["positive"].transform(X)), np.abs(full.transform(X)), atol=1e-8
+    )
     ge = {s: KDA_GE(n_components=2, kernel="linear", solver=s).fit(X, y) for s in ngeu}
     np.testing.assert_allclose(
         np.abs(ge["positive"].transform(X)), np.abs(ge["regularized"].transform(X)), atol=1e-6

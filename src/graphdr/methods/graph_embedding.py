@@ -609,6 +609,87 @@ def _lowrank_from_factor(chol, intrinsic, n_components, eps, tol, tr_k, top):
         Yb, Gb = np.hstack([Yb, new]), np.hstack([Gb, chol.kernel_product(new)])
 
 
+def solve_class_graph_kernel_positive(Kc, graph, n_components, *, tol=DEFAULT_KERNEL_TOL):
+    """Low-rank kernel path of the "positive" solver (the eigenvector with the minimal positive
+    eigenvalue, NGEU's rule) for a class graph: one Cholesky, two solves of G - 1 columns and a
+    thin SVD, instead of the eigendecomposition of the kernel and of the intrinsic scatter.
+
+    In the training projections ``v = Z w`` (``Z`` the feature map of the centred kernel, of full
+    rank N - 1 on the centred vectors) the rule maximises ``||v||^2 / ||(I - P) v||^2`` (``P``
+    the projector on the centred group indicators ``Theta``, :func:`class_directions`) over the
+    complement of the intrinsic scatter's null space ``span(Theta)``, which in w-space is
+    ``Theta^T Kc^+ v = 0``. Writing ``v = q + Theta c`` with ``q`` orthogonal to ``Theta`` and to
+    the constant, the constraint gives ``c = -B^T q`` with ``B = (I - P) Y G^-1``, ``Y = Kc^+
+    Theta``, ``G = Theta^T Y``; the ratio is ``1 + ||B^T q||^2 / ||q||^2``. So the directions
+    are ``v_j = q_j - Theta B^T q_j`` for the left singular vectors ``q_j`` of the N x (G-1)
+    matrix ``B``, with ``mu_j = 1 + sigma_j^2`` and ``lambda_j = 1 / mu_j``; the dual
+    coefficients are ``Kc^+ v_j``, scaled to ``w^T S_pen w = ||v||^2 = 1`` as the full path.
+    Directions beyond G - 1 all have ``mu = 1`` (any basis of them is a solution): the path
+    applies to at most G - 1 components.
+
+    ``Kc^+`` is applied through the Cholesky factor of ``Kc + (tr Kc / N^2) 11^T`` (the constant
+    direction lifted; every right-hand side is centred). It applies when the centred kernel's
+    smallest eigenvalue (:class:`_ProbedSolve`) is ``LOWRANK_MARGIN`` above ``tol * ||Kc||_F``:
+    then neither the kernel's feature map nor the range of the intrinsic scatter (whose non-zero
+    eigenvalues are at least the kernel's smallest, by interlacing) loses a direction at ``tol``
+    in the full path, and both solve the same problem. Returns ``(lam, alpha, info)`` as
+    :func:`solve_class_graph_kernel`, with the same contract on ``Kc`` (consumed when the path
+    applies, restored otherwise). Our own derivation (no reference implementation), tested
+    against the full path (``tests/test_lowrank_ge.py``).
+    """
+    if not (Kc.flags.c_contiguous and Kc.dtype == np.float64):
+        Kc = np.ascontiguousarray(Kc, dtype=np.float64)  # a copy: the caller's stays intact
+    n = Kc.shape[0]
+    intrinsic = graph.intrinsic
+    if n_components > intrinsic.counts.size - 1:
+        return (
+            None,
+            None,
+            (
+                f"{n_components} components requested, more than groups - 1 = "
+                f"{intrinsic.counts.size - 1}: the rest have mu = 1 and no preferred basis"
+            ),
+        )
+    tr_k = float(np.trace(Kc))
+    if not tr_k > 0:
+        return None, None, "the centred kernel has no positive trace"
+    top = float(np.linalg.norm(Kc))  # Frobenius norm >= the largest eigenvalue
+    chol = SharedCholesky(Kc, tr_k / n**2, 0.0)
+    try:
+        if not chol.ok:
+            chol.restore()
+            return None, None, "the Cholesky factorisation failed"
+        probed = _ProbedSolve(chol.solve, n)
+        theta = class_directions(intrinsic)
+        Y = probed(theta)  # Kc^+ Theta (Theta is centred)
+        lam_min = probed.smallest_eigenvalue()
+        if not lam_min > LOWRANK_MARGIN * tol * top:
+            chol.restore()
+            return (
+                None,
+                None,
+                (
+                    f"the centred kernel is ill-conditioned (smallest eigenvalue ~{lam_min:.2g}, "
+                    f"below {LOWRANK_MARGIN:g} * tol * {top:.3g}): the full path drops directions"
+                ),
+            )
+        G = theta.T @ Y
+        QY = Y - theta @ ((G + G.T) * 0.5)
+        QY -= QY.mean(axis=0)  # the constant component, zero up to rounding
+        B = scipy.linalg.solve(G, QY.T, assume_a="pos").T  # (I - P) Y G^-1
+        Q, sigma, Et = scipy.linalg.svd(B, full_matrices=False)
+        Q, sigma = Q[:, :n_components], sigma[:n_components]
+        V = Q - theta @ (Et[:n_components].T * sigma)  # ||(I - P) v|| = ||q|| = 1
+        alpha = chol.solve(V)
+    except BaseException:
+        chol.restore()
+        raise
+    mu = 1.0 + sigma**2
+    norms2 = np.einsum("ij,ij->j", V, alpha)  # w^T w = v^T Kc^+ v
+    lam = _eigenvalues_from_ratios(mu, norms2, tr_k, tol, alpha)
+    return lam, alpha, "lowrank"
+
+
 # --------------------------------------------------------------------------------------------
 # Estimators
 # --------------------------------------------------------------------------------------------
@@ -893,10 +974,12 @@ class KernelGraphEmbedding(_GEBase):
     degree, coef0 : polynomial kernel parameters, scikit-learn's conventions.
     path : "auto" (default), "lowrank" or "full". Class graphs (LDA) can be solved with one
         Cholesky of the regularised centred kernel and a small Ritz problem
-        (:func:`solve_class_graph_kernel`, AKDA's cost) instead of the eigendecomposition of the
-        kernel. "auto" does so when both give the same problem (the centred kernel keeps all
-        N - 1 directions at ``tol``); "lowrank" asks for it (error for graphs without class
-        structure, warning and full path when the kernel is ill-conditioned); "full" never.
+        (:func:`solve_class_graph_kernel`, AKDA's cost; with ``solver="positive"`` a Cholesky
+        and a thin SVD, :func:`solve_class_graph_kernel_positive`) instead of the
+        eigendecomposition of the kernel. "auto" does so when both give the same problem (the
+        centred kernel keeps all N - 1 directions at ``tol``); "lowrank" asks for it (error for
+        graphs without class structure or with the "range" solver, warning and full path when
+        the kernel is ill-conditioned); "full" never.
 
     Attributes
     ----------
@@ -996,13 +1079,13 @@ class KernelGraphEmbedding(_GEBase):
         coefficients; otherwise ``Kc`` is left as the full path needs it."""
         path = getattr(self, "path", "auto")
         opts = self._solver_options()
-        applies = opts["solver"] == "regularized" and is_class_graph(graph)
+        applies = opts["solver"] in ("regularized", "positive") and is_class_graph(graph)
         if path == "full" or (path == "auto" and not applies):
             return None
         if not applies:
             raise ValueError(
                 f"path='lowrank' needs a class graph (intrinsic: centring within classes, "
-                f"penalty: global centring) and solver='regularized'; got graph "
+                f"penalty: global centring) and solver='regularized' or 'positive'; got graph "
                 f"{graph.meta.get('name')!r} and solver={opts['solver']!r}. Use path='auto' or "
                 "'full'."
             )
@@ -1010,9 +1093,14 @@ class KernelGraphEmbedding(_GEBase):
         # shape only: the low-rank path applies when the kernel's span has dimension N - 1
         span = np.broadcast_to(np.empty((), Kc.dtype), (n, n - 1))
         n_components = self._check_n_components(builder, span, graph, None)
-        lam, alpha, why = solve_class_graph_kernel(
-            Kc, graph, n_components, reg=opts["reg"], tol=opts["tol"]
-        )
+        if opts["solver"] == "positive":
+            lam, alpha, why = solve_class_graph_kernel_positive(
+                Kc, graph, n_components, tol=opts["tol"]
+            )
+        else:
+            lam, alpha, why = solve_class_graph_kernel(
+                Kc, graph, n_components, reg=opts["reg"], tol=opts["tol"]
+            )
         if alpha is None:
             if path == "lowrank":
                 warnings.warn(
