@@ -12,12 +12,16 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-import scipy.linalg
 
 from graphdr._validation import check_n_components
 from graphdr.kernels import squared_distances
 from graphdr.methods.common_vectors import LinearSpectralBase
+from graphdr.methods.graph_embedding import data_span
 from graphdr.solvers import eigh_generalized, flip_signs
+
+#: relative threshold on the squared singular values of the centred data: directions below it
+#: are not in the span (graph_embedding.data_span's rule)
+DATA_SPAN_TOL = 1e-10
 
 __all__ = ["MMPA", "min_max_patch_weights"]
 
@@ -127,7 +131,8 @@ class MMPA(LinearSpectralBase):
             reason="MMPA is a linear projection, with at most one direction per feature",
         )
         self.mean_ = X.mean(axis=0)
-        Z, basis = _data_span(X - self.mean_)
+        # the data span of the GE family (one Gram eigendecomposition; s^2 > 1e-10 s_max^2)
+        Z, basis = data_span(X - self.mean_, DATA_SPAN_TOL)
         d = self._n_components(Z.shape[1])
         Ww, Wb = self._patches(Z, codes)
         S_w, S_b = _laplacian_quadratic(Z, Ww), _laplacian_quadratic(Z, Wb)
@@ -185,12 +190,3 @@ def _auto_width(D2: np.ndarray, mask: np.ndarray) -> float:
     d = np.sqrt(D2[mask])
     d = d[d > 0]
     return float(d.mean()) if d.size else 1.0
-
-
-def _data_span(Xc: np.ndarray, tol: float = 1e-10):
-    """``Xc = Z basis^T`` with ``basis`` orthonormal (D x r): thin SVD, ``s^2 > tol s_max^2``."""
-    U, s, Vt = scipy.linalg.svd(Xc, full_matrices=False)
-    keep = s**2 > tol * (s[0] ** 2 if s.size else 0.0)
-    if not keep.any():
-        raise ValueError("All training samples are identical: there is no direction to embed.")
-    return U[:, keep] * s[keep], Vt[keep].T
