@@ -30,9 +30,10 @@ def _blobs(n=300, d=20, c=5, seed=0):
     return rng.standard_normal((c, d))[y] * 0.7 + rng.standard_normal((n, d)), y
 
 
-def _dense_reference(Kc, y, k, reg=DEFAULT_KERNEL_REG):
-    """The default solver on the dense scatters of the exact feature map (independent route:
-    explicit ``Z^T L Z`` and ``Z^T H Z``, LAPACK's generalised eigensolver)."""
+def _dense_reference(Kc, y, k, reg=DEFAULT_KERNEL_REG, solver="regularized"):
+    """The default solver (or ``solver``) on the dense scatters of the exact feature map
+    (independent route: explicit ``Z^T L Z`` and ``Z^T H Z``, LAPACK's generalised eigensolver;
+    for "positive" the full eigendecomposition of the intrinsic scatter)."""
     U, root = kernel_feature_map(Kc.copy(), DEFAULT_KERNEL_TOL)
     Z = U * root
     g = lda_graph(y)
@@ -42,6 +43,7 @@ def _dense_reference(Kc, y, k, reg=DEFAULT_KERNEL_REG):
         k,
         reg=reg,
         tol=DEFAULT_KERNEL_TOL,
+        solver=solver,
     )
     return lam, U @ (W / root[:, None])
 
@@ -275,22 +277,6 @@ def test_fallback_leaves_the_kernel_as_the_full_path_needs_it():
     assert np.array_equal(before[0], after[0]) and np.array_equal(before[1], after[1])
 
 
-def _dense_positive_reference(Kc, y, k):
-    """The "positive" rule on the dense scatters of the exact feature map (independent route:
-    explicit ``Z^T L Z`` and ``Z^T H Z``, the full eigendecomposition of the intrinsic scatter)."""
-    U, root = kernel_feature_map(Kc.copy(), DEFAULT_KERNEL_TOL)
-    Z = U * root
-    g = lda_graph(y)
-    lam, W = solve_graph_embedding(
-        g.intrinsic.quadratic(Z),
-        g.penalty.quadratic(Z),
-        k,
-        solver="positive",
-        tol=DEFAULT_KERNEL_TOL,
-    )
-    return lam, U @ (W / root[:, None])
-
-
 @pytest.mark.parametrize(
     ("gamma", "sizes"),
     [(0.02, None), (0.05, None), (0.2, None), (0.05, (10, 25, 60, 95, 110))],
@@ -304,7 +290,7 @@ def test_positive_lowrank_kernel_path_equals_the_dense_rule(gamma, sizes):
     if sizes is not None:
         y = np.repeat(np.arange(len(sizes)), sizes)
     Kc, _ = center_kernel_train(rbf_kernel(X, gamma=gamma))
-    lam_ref, A_ref = _dense_positive_reference(Kc, y, 4)
+    lam_ref, A_ref = _dense_reference(Kc, y, 4, solver="positive")
     lam, A, why = solve_class_graph_kernel_positive(Kc.copy(), lda_graph(y), 4)
     assert why == "lowrank"
     assert np.all((lam > 0) & (lam < 1))
