@@ -383,3 +383,16 @@ def test_penalty_factor_only_for_few_edges():
     assert penalty_factor(pen, Z[:, :20]) is None  # 32 edges > 10
     assert penalty_factor(lda_graph(y).penalty, Z) is None  # no incidence
     assert penalty_factor(None, Z) is None
+
+
+def test_positive_lowrank_path_ignores_class_names_and_sample_order():
+    """Renamed classes and shuffled samples: the same training embedding (up to the signs the
+    sign rule fixes per column, and the order of the samples), on the low-rank path."""
+    X, y = _blobs(n=200, seed=3)
+    ref = KDA_GE(gamma=0.05, solver="positive").fit(X, y)
+    perm = np.random.default_rng(0).permutation(y.size)
+    names = np.array(["e", "a", "d", "b", "c"])[y]
+    moved = KDA_GE(gamma=0.05, solver="positive").fit(X[perm], names[perm])
+    assert ref.solver_path_ == moved.solver_path_ == "lowrank"
+    Z, Zm = ref.transform(X), moved.transform(X)
+    np.testing.assert_allclose(np.abs(Zm), np.abs(Z), atol=1e-8)
