@@ -577,12 +577,9 @@ def _lowrank_from_factor(chol, intrinsic, n_components, eps, tol, tr_k, top):
     probed = _ProbedSolve(chol.solve, chol.K.shape[0])
     krylov = _BlockKrylov(class_directions(intrinsic), probed)
     Yb = krylov.grow_to(RITZ_FIRST_BLOCKS)
-    lam_min = probed.smallest_eigenvalue() - eps  # of Kc, off the constant direction
-    if not lam_min > LOWRANK_MARGIN * tol * top:
-        return fallback(
-            f"the centred kernel is ill-conditioned (smallest eigenvalue ~{lam_min:.2g}, "
-            f"below {LOWRANK_MARGIN:g} * tol * {top:.3g}): the full path drops directions"
-        )
+    why = _ill_conditioned(probed.smallest_eigenvalue() - eps, tol, top)  # Kc's, off 1
+    if why is not None:
+        return fallback(why)
     Gb = chol.kernel_product(Yb)  # training projections Z w = Kc alpha
 
     def residual(alpha, g, Lg, mu):
@@ -607,6 +604,18 @@ def _lowrank_from_factor(chol, intrinsic, n_components, eps, tol, tr_k, top):
             return fallback("the Ritz residual check failed")
         new = krylov.extend()  # the residual check failed on fewer blocks: one more power
         Yb, Gb = np.hstack([Yb, new]), np.hstack([Gb, chol.kernel_product(new)])
+
+
+def _ill_conditioned(lam_min: float, tol: float, top: float) -> str | None:
+    """Why the low-rank kernel paths do not apply (None when they do): the estimate ``lam_min``
+    of the centred kernel's smallest eigenvalue is not ``LOWRANK_MARGIN`` above ``tol * top``
+    (``top`` >= its largest), so the full path would drop directions."""
+    if lam_min > LOWRANK_MARGIN * tol * top:
+        return None
+    return (
+        f"the centred kernel is ill-conditioned (smallest eigenvalue ~{lam_min:.2g}, "
+        f"below {LOWRANK_MARGIN:g} * tol * {top:.3g}): the full path drops directions"
+    )
 
 
 def solve_class_graph_kernel_positive(Kc, graph, n_components, *, tol=DEFAULT_KERNEL_TOL):
@@ -656,23 +665,15 @@ def solve_class_graph_kernel_positive(Kc, graph, n_components, *, tol=DEFAULT_KE
     top = float(np.linalg.norm(Kc))  # Frobenius norm >= the largest eigenvalue
     chol = SharedCholesky(Kc, tr_k / n**2, 0.0)
     try:
-        if not chol.ok:
+        why = None if chol.ok else "the Cholesky factorisation failed"
+        if why is None:
+            probed = _ProbedSolve(chol.solve, n)
+            theta = class_directions(intrinsic)
+            Y = probed(theta)  # Kc^+ Theta (Theta is centred)
+            why = _ill_conditioned(probed.smallest_eigenvalue(), tol, top)
+        if why is not None:
             chol.restore()
-            return None, None, "the Cholesky factorisation failed"
-        probed = _ProbedSolve(chol.solve, n)
-        theta = class_directions(intrinsic)
-        Y = probed(theta)  # Kc^+ Theta (Theta is centred)
-        lam_min = probed.smallest_eigenvalue()
-        if not lam_min > LOWRANK_MARGIN * tol * top:
-            chol.restore()
-            return (
-                None,
-                None,
-                (
-                    f"the centred kernel is ill-conditioned (smallest eigenvalue ~{lam_min:.2g}, "
-                    f"below {LOWRANK_MARGIN:g} * tol * {top:.3g}): the full path drops directions"
-                ),
-            )
+            return None, None, why
         G = theta.T @ Y
         QY = Y - theta @ ((G + G.T) * 0.5)
         QY -= QY.mean(axis=0)  # the constant component, zero up to rounding

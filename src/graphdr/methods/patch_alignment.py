@@ -19,10 +19,6 @@ from graphdr.methods.common_vectors import LinearSpectralBase
 from graphdr.methods.graph_embedding import data_span
 from graphdr.solvers import eigh_generalized, flip_signs
 
-#: relative threshold on the squared singular values of the centred data: directions below it
-#: are not in the span (graph_embedding.data_span's rule)
-DATA_SPAN_TOL = 1e-10
-
 __all__ = ["MMPA", "min_max_patch_weights"]
 
 
@@ -131,8 +127,8 @@ class MMPA(LinearSpectralBase):
             reason="MMPA is a linear projection, with at most one direction per feature",
         )
         self.mean_ = X.mean(axis=0)
-        # the data span of the GE family (one Gram eigendecomposition; s^2 > 1e-10 s_max^2)
-        Z, basis = data_span(X - self.mean_, DATA_SPAN_TOL)
+        # the GE family's data span (one Gram eigendecomposition; s^2 > DEFAULT_TOL s_max^2)
+        Z, basis = data_span(X - self.mean_)
         d = self._n_components(Z.shape[1])
         Ww, Wb = self._patches(Z, codes)
         S_w, S_b = _laplacian_quadratic(Z, Ww), _laplacian_quadratic(Z, Wb)
