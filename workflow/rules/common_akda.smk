@@ -73,10 +73,15 @@ def akda_conditions(dataset):
     return AKDA.get("dataset_conditions", {}).get(dataset, every)
 
 
-def akda_draws(dataset):
-    """Seeded draws of the condition split run on ``dataset`` (papers.akda.draws)."""
+def akda_draws(dataset, condition):
+    """Seeded draws of ``condition``'s split run on ``dataset`` (papers.akda.draws: a count per
+    dataset, or per dataset and condition; ``default`` otherwise)."""
     draws = AKDA.get("draws", {})
-    return int(draws.get(dataset, draws.get("default", 1)))
+    default = int(draws.get("default", 1))
+    count = draws.get(dataset, default)
+    if isinstance(count, dict):
+        count = count.get(condition, default)
+    return int(count)
 
 
 def akda_cells():

@@ -32,7 +32,7 @@ rule akda_run:
         seed=AKDA.get("seed"),
         estimators=AKDA.get("estimators", {}),
         sensitivity=AKDA.get("sensitivity", {}),
-        draws=lambda w: akda_draws(w.dataset),
+        draws=lambda w: akda_draws(w.dataset, w.condition),
     script:
         "../scripts/akda_run.py"
 
@@ -79,7 +79,7 @@ if AKDA_GROUPED:
             seed=AKDA.get("seed"),
             estimators=AKDA.get("estimators", {}),
             sensitivity=AKDA.get("sensitivity", {}),
-            draws=lambda w: akda_draws(w.dataset),
+            draws=lambda w: akda_draws(w.dataset, w.condition),
         script:
             "../scripts/akda_group.py"
 
