@@ -232,7 +232,7 @@ CASES = {
     ),
     "ngeu ordered split beyond the class": (
         f"{NGEU}/tasks/coil20/split",
-        {"kind": "ordered", "train": 70, "val": 3, "test": 4},
+        {"kind": "per_class_ordered", "train": 70, "val": 3, "test": 4},
         [
             "papers.ngeu.tasks.coil20.split (train 70 + val 3 + test 4 per class): needs 77",
             "the smallest class of dataset 'coil20' has 72",
@@ -240,17 +240,17 @@ CASES = {
     ),
     "ngeu ordered split cut short": (
         f"{NGEU}/tasks/coil20/split",
-        {"kind": "ordered", "train": 68, "val": 3, "test": 4},
+        {"kind": "per_class_ordered", "train": 68, "val": 3, "test": 4},
         ["needs 75 samples per class, but the smallest class of dataset 'coil20' has 72"],
     ),
     "ngeu ordered split leaves no test": (
         f"{NGEU}/tasks/coil20/split",
-        {"kind": "ordered", "train": 67, "val": 5, "test": None},
+        {"kind": "per_class_ordered", "train": 67, "val": 5, "test": None},
         ["test None per class): needs 73 samples per class"],
     ),
-    "ngeu stratified split": (
+    "ngeu sequential split": (
         f"{NGEU}/tasks/mnist/split",
-        {"kind": "stratified", "train": 8000, "val": 1500, "test": 1500, "seed": 0},
+        {"kind": "sequential", "train": 8000, "val": 1500, "test": 1500, "seed": 0},
         [
             "papers.ngeu.tasks.mnist.split (train + val + test): needs 11000",
             "dataset 'ngeu_mnist' has 10000",
@@ -285,7 +285,7 @@ def test_each_kind_of_error_is_named_with_its_path_and_alternatives(case, full, 
 def test_split_sizes_that_fit_pass(full, registry):
     config = copy.deepcopy(full)
     for split in ({"train": 8, "val": 3, "test": 4}, {"train": 66, "val": 5, "test": None}):
-        _set(config, f"{NGEU}/tasks/coil20/split", {"kind": "ordered", **split})
+        _set(config, f"{NGEU}/tasks/coil20/split", {"kind": "per_class_ordered", **split})
         assert problems(config, registry) == []
 
 

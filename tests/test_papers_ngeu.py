@@ -1,15 +1,17 @@
-"""Paper 004 (NGEU) pipeline: splits, the nested-dimension grid, selection, per-sample test
+"""Paper 004 (NGEU) pipeline: the nested-dimension grid, selection, per-sample test
 correctness, tables, the results frame of the claims ledger, the claims file, Figure 3.
 
-References are independent: splits are checked by their defining properties, the grid and the
-per-sample correctness against a brute-force refit at every dimension, the toy directions against
-Fisher's closed form, the claims file by judging it on a frame of the right shape.
+References are independent: the grid and the per-sample correctness against a brute-force refit
+at every dimension, the toy directions against Fisher's closed form, the claims file by judging it
+on a frame of the right shape. The tasks' split kinds are tested with the shared reader
+(tests/test_pipeline.py).
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -18,7 +20,14 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from graphdr import ledger
 from graphdr.methods import KDA_NGEU, KMFA_NGEU, KPCA_NGEU, LDA_GEU, MFA_GEU, PCA_GEU
+from graphdr.pipeline import splits as split_files
 from graphdr.pipeline.papers import ngeu, ngeu_report
+
+
+def _split(y, spec):
+    """One fold of a shared split spec (graphdr.pipeline.splits) on labels alone."""
+    (fold,) = split_files.split_indices(SimpleNamespace(y=y, split=None, name="test"), spec)
+    return fold
 
 
 def _blobs(n_per_class=12, n_classes=4, d=6, seed=0):
@@ -26,75 +35,6 @@ def _blobs(n_per_class=12, n_classes=4, d=6, seed=0):
     y = np.repeat(np.arange(n_classes), n_per_class)
     X = rng.normal(size=(y.size, d)) + 2.0 * rng.normal(size=(n_classes, d))[y]
     return X, y
-
-
-# ---- splits ----------------------------------------------------------------------------------
-
-
-def test_ordered_split_takes_views_in_file_order_per_class():
-    y = np.repeat(np.arange(3), 10)
-    (fold,) = ngeu.split_indices(y, {"kind": "ordered", "train": 5, "val": 2, "test": None})
-    for c in range(3):
-        rows = np.flatnonzero(y == c)
-        np.testing.assert_array_equal(fold["train"][y[fold["train"]] == c], rows[:5])
-        np.testing.assert_array_equal(fold["val"][y[fold["val"]] == c], rows[5:7])
-        np.testing.assert_array_equal(fold["test"][y[fold["test"]] == c], rows[7:])
-
-
-def test_stratified_split_is_disjoint_and_uses_the_predefined_parts():
-    y = np.tile(np.arange(4), 50)
-    predefined = {"train": np.arange(150), "test": np.arange(150, 200)}
-    spec = {"kind": "stratified", "pool": "train", "train": 80, "val": 40, "test": "predefined"}
-    (fold,) = ngeu.split_indices(y, spec, predefined)
-    assert fold["train"].size == 80 and fold["val"].size == 40
-    assert np.intersect1d(fold["train"], fold["val"]).size == 0
-    assert np.all(fold["train"] < 150) and np.all(fold["val"] < 150)
-    np.testing.assert_array_equal(fold["test"], predefined["test"])
-    assert np.bincount(y[fold["train"]]).tolist() == [20] * 4  # stratified
-
-
-def test_cv_split_partitions_the_first_samples():
-    y = np.tile(np.arange(3), 40)
-    folds = ngeu.split_indices(y, {"kind": "cv", "first": 90, "folds": 3, "val": 0.25})
-    assert len(folds) == 3
-    np.testing.assert_array_equal(
-        np.sort(np.concatenate([f["test"] for f in folds])), np.arange(90)
-    )
-    for f in folds:
-        parts = [f["train"], f["val"], f["test"]]
-        np.testing.assert_array_equal(np.sort(np.concatenate(parts)), np.arange(90))
-
-
-@pytest.mark.parametrize(
-    ("spec", "match"),
-    [
-        ({"kind": "ordered", "train": 7, "val": 2, "test": 2}, "needs 11 samples per class"),
-        ({"kind": "ordered", "train": 8, "val": 2, "test": None}, "smallest class has 10"),
-        (
-            {"kind": "stratified", "train": 15, "val": 12, "test": 5},
-            "test part asks for 5 samples, but only 3",
-        ),
-        ({"kind": "stratified", "train": 31, "val": 1, "test": None}, "train part asks for 31"),
-    ],
-)
-def test_splits_larger_than_the_data_are_refused_not_cut_short(spec, match):
-    y = np.repeat(np.arange(3), 10)
-    with pytest.raises(ValueError, match=match):
-        ngeu.split_indices(y, spec)
-
-
-def test_splits_that_fit_exactly_are_kept():
-    y = np.repeat(np.arange(3), 10)
-    (fold,) = ngeu.split_indices(y, {"kind": "ordered", "train": 7, "val": 2, "test": 1})
-    assert fold["test"].size == 3
-    spec = {"kind": "stratified", "train": 15, "val": 9, "test": 6}
-    (fold,) = ngeu.split_indices(y, spec)
-    assert [fold[p].size for p in ("train", "val", "test")] == [15, 9, 6]
-
-
-def test_unknown_split_kind_is_refused():
-    with pytest.raises(ValueError, match="split kind"):
-        ngeu.split_indices(np.zeros(4, int), {"kind": "random"})
 
 
 # ---- one fit per grid point, every dimension read from it -------------------------------------
@@ -190,7 +130,7 @@ def _brute_force(method, grid, X, y, fold, nn, dims):
 )
 def test_grid_scores_and_selection_equal_a_brute_force_refit(name, method):
     X, y = _blobs(n_per_class=15)
-    (fold,) = ngeu.split_indices(y, {"kind": "stratified", "train": 32, "val": 14, "test": 14})
+    fold = _split(y, {"kind": "sequential", "train": 32, "val": 14, "test": 14})
     grid = {
         "kernels": ["linear", "rbf"],
         "gamma_scale": [0.5, 2.0],
@@ -257,7 +197,7 @@ def _refit_correct(method, point, X, y, fold, nn, dim):
 
 def test_raw_baselines_keep_their_test_predictions():
     X, y = _blobs(n_per_class=15)
-    (fold,) = ngeu.split_indices(y, {"kind": "stratified", "train": 32, "val": 14, "test": 14})
+    fold = _split(y, {"kind": "sequential", "train": 32, "val": 14, "test": 14})
     method, grid = {"estimator": "svm"}, {"svm_C": [0.01, 10.0]}
     rows, samples, cost = ngeu._method_rows("svm", method, grid, X, y, [fold], {}, k=1, seed=0)
     (part,) = samples
@@ -575,42 +515,14 @@ def test_notes_quote_the_generated_verdicts():
     assert scorecard.notes_mismatches(notes, verdicts) == []
 
 
-def test_repeated_splits_reseed_each_draw():
-    y = np.repeat(np.arange(3), 40)
-    spec = {"kind": "stratified", "train": 30, "val": 15, "test": 15, "seed": 4, "draws": 3}
-    draws = ngeu.split_indices(y, spec)
-    assert len(draws) == 3
-    one = {k: v for k, v in spec.items() if k != "draws"}
-    for i, fold in enumerate(draws):  # draw i is the single split of seed 4 + i
-        (alone,) = ngeu.split_indices(y, one | {"seed": 4 + i})
-        assert all(np.array_equal(fold[p], alone[p]) for p in alone)
-    assert not np.array_equal(draws[0]["train"], draws[1]["train"])
-    pre = {"train": np.arange(90), "test": np.arange(90, 120)}
-    fixed = ngeu.split_indices(
-        y, {"kind": "stratified", "pool": "train", "train": 30, "val": 15, "test": "predefined",
-            "draws": 3, "fixed_train": True}, pre,
-    )  # fmt: skip
-    assert all(np.array_equal(f["train"], fixed[0]["train"]) for f in fixed)
-    assert not np.array_equal(fixed[0]["val"], fixed[1]["val"])
-    for f in fixed:
-        assert np.intersect1d(f["train"], f["val"]).size == 0
-    cv_spec = {"kind": "cv", "first": 120, "folds": 3, "val": 0.2, "repeats": 2, "draws": 1}
-    cv = ngeu.split_indices(y, cv_spec)  # draws: the schema's default, not a CV setting
-    assert len(cv) == 6
-    for rep in (cv[:3], cv[3:]):  # each repeat's test folds partition the samples
-        assert np.array_equal(np.sort(np.concatenate([f["test"] for f in rep])), np.arange(120))
-    with pytest.raises(ValueError, match="at least 1"):
-        ngeu.split_indices(y, spec | {"draws": 0})
-
-
 def test_validation_redraws_share_the_fits():
     rng = np.random.default_rng(0)
     y = np.repeat(np.arange(3), 30)
     X = rng.normal(size=(90, 4)) + y[:, None]
     pre = {"train": np.arange(0, 90, 2), "test": np.arange(1, 90, 2)}
-    spec = {"kind": "stratified", "pool": "train", "train": 30, "val": 9, "test": "predefined",
+    spec = {"kind": "sequential", "pool": "train", "train": 30, "val": 9, "test": "predefined",
             "draws": 3, "fixed_train": True}  # fmt: skip
-    folds = ngeu.split_indices(y, spec, pre)
+    folds = split_files.split_indices(SimpleNamespace(y=y, split=pre, name="t"), spec)
     nn = {f"nn{f}": np.ones(30) for f in range(3)}
     grid = {"kernels": ["rbf"], "gamma_scale": [1.0], "beta": [0.1], "dims": [1, 2]}
     method = {"estimator": "KDA_NGEU", "uncertainty": "nn"}
@@ -682,8 +594,8 @@ def test_select_task_shares_kernels_across_methods_and_changes_no_number(tmp_pat
     X, y = _blobs(n_per_class=15, n_classes=3, d=5, seed=3)
     prepared, splits, unc = tmp_path / "p.npz", tmp_path / "s.npz", tmp_path / "u.npz"
     save_npz(Dataset("blobs", X, y, ["a", "b", "c"]), prepared)
-    spec = {"kind": "stratified", "train": 24, "val": 9, "test": 9, "seed": 0, "draws": 2}
-    ngeu.make_splits(prepared, spec, splits)
+    spec = {"kind": "sequential", "train": 24, "val": 9, "test": 9, "seed": 0, "draws": 2}
+    split_files.make_splits(prepared, splits, spec=spec)
     ngeu.estimate_uncertainty(prepared, splits, unc)
     grid = {"kernels": ["linear", "rbf"], "gamma_scale": [1.0], "coef0": 1.0, "beta": [0.1],
             "s0": [0.01], "dims": [1, 2]}  # fmt: skip
@@ -723,7 +635,7 @@ def test_select_task_shares_kernels_across_methods_and_changes_no_number(tmp_pat
         assert misses >= 2 * 2 * 4 and hits >= 2 * 2 * 2 * 4, line
 
     data = ngeu.load_npz(prepared)
-    folds, nn = ngeu._folds(ngeu.io.read_npz(splits)), ngeu.io.read_npz(unc)
+    folds, nn = split_files.read_folds(splits), ngeu.io.read_npz(unc)
     alone, samples, costs = [], [], {}
     for name, method in methods.items():  # each method alone, nothing shared
         rows, s, costs[name] = ngeu._method_rows(

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -602,6 +603,114 @@ def test_predefined_split_with_validation_carved_from_train():
     np.testing.assert_array_equal(fold["test"], split["test"])
     with pytest.raises(ValueError, match="use kind 'stratified'"):
         splits.split_indices(toy_dataset(), {"kind": "predefined"}, seed=0)
+
+
+# ---- the split kinds of the paper protocols (NGEU's tasks), through the same reader ----------
+
+
+def _split_labels(y, spec, predefined=None):
+    """Every fold of ``spec`` on labels alone (the reader needs ``y``, ``split`` and ``name``)."""
+    return splits.split_indices(SimpleNamespace(y=np.asarray(y), split=predefined, name="t"), spec)
+
+
+def test_per_class_ordered_split_takes_views_in_file_order_per_class():
+    y = np.repeat(np.arange(3), 10)
+    (fold,) = _split_labels(y, {"kind": "per_class_ordered", "train": 5, "val": 2, "test": None})
+    for c in range(3):
+        rows = np.flatnonzero(y == c)
+        np.testing.assert_array_equal(fold["train"][y[fold["train"]] == c], rows[:5])
+        np.testing.assert_array_equal(fold["val"][y[fold["val"]] == c], rows[5:7])
+        np.testing.assert_array_equal(fold["test"][y[fold["test"]] == c], rows[7:])
+
+
+def test_sequential_split_is_disjoint_and_uses_the_predefined_parts():
+    y = np.tile(np.arange(4), 50)
+    predefined = {"train": np.arange(150), "test": np.arange(150, 200)}
+    spec = {"kind": "sequential", "pool": "train", "train": 80, "val": 40, "test": "predefined"}
+    (fold,) = _split_labels(y, spec, predefined)
+    assert fold["train"].size == 80 and fold["val"].size == 40
+    assert np.intersect1d(fold["train"], fold["val"]).size == 0
+    assert np.all(fold["train"] < 150) and np.all(fold["val"] < 150)
+    np.testing.assert_array_equal(fold["test"], predefined["test"])
+    assert np.bincount(y[fold["train"]]).tolist() == [20] * 4  # stratified
+
+
+def test_kfold_with_validation_partitions_the_first_samples():
+    y = np.tile(np.arange(3), 40)
+    folds = _split_labels(y, {"kind": "kfold", "first": 90, "n_folds": 3, "val": 0.25})
+    assert len(folds) == 3
+    np.testing.assert_array_equal(
+        np.sort(np.concatenate([f["test"] for f in folds])), np.arange(90)
+    )
+    for f in folds:
+        parts = [f["train"], f["val"], f["test"]]
+        np.testing.assert_array_equal(np.sort(np.concatenate(parts)), np.arange(90))
+
+
+@pytest.mark.parametrize(
+    ("spec", "match"),
+    [
+        (
+            {"kind": "per_class_ordered", "train": 7, "val": 2, "test": 2},
+            "needs 11 samples per class",
+        ),
+        (
+            {"kind": "per_class_ordered", "train": 8, "val": 2, "test": None},
+            "smallest class has 10",
+        ),
+        (
+            {"kind": "sequential", "train": 15, "val": 12, "test": 5},
+            "test part asks for 5 samples, but only 3",
+        ),
+        ({"kind": "sequential", "train": 31, "val": 1, "test": None}, "train part asks for 31"),
+    ],
+)
+def test_ngeu_splits_larger_than_the_data_are_refused_not_cut_short(spec, match):
+    y = np.repeat(np.arange(3), 10)
+    with pytest.raises(ValueError, match=match):
+        _split_labels(y, spec)
+
+
+def test_ngeu_splits_that_fit_exactly_are_kept():
+    y = np.repeat(np.arange(3), 10)
+    (fold,) = _split_labels(y, {"kind": "per_class_ordered", "train": 7, "val": 2, "test": 1})
+    assert fold["test"].size == 3
+    spec = {"kind": "sequential", "train": 15, "val": 9, "test": 6}
+    (fold,) = _split_labels(y, spec)
+    assert [fold[p].size for p in ("train", "val", "test")] == [15, 9, 6]
+
+
+def test_unknown_split_kind_is_refused():
+    with pytest.raises(ValueError, match="split kind 'random' is not supported"):
+        _split_labels(np.zeros(4, int), {"kind": "random"})
+
+
+def test_repeated_splits_reseed_each_draw():
+    y = np.repeat(np.arange(3), 40)
+    spec = {"kind": "sequential", "train": 30, "val": 15, "test": 15, "seed": 4, "draws": 3}
+    draws = _split_labels(y, spec)
+    assert len(draws) == 3
+    one = {k: v for k, v in spec.items() if k != "draws"}
+    for i, fold in enumerate(draws):  # draw i is the single split of seed 4 + i
+        (alone,) = _split_labels(y, one | {"seed": 4 + i})
+        assert all(np.array_equal(fold[p], alone[p]) for p in alone)
+    assert not np.array_equal(draws[0]["train"], draws[1]["train"])
+    pre = {"train": np.arange(90), "test": np.arange(90, 120)}
+    fixed = _split_labels(
+        y, {"kind": "sequential", "pool": "train", "train": 30, "val": 15, "test": "predefined",
+            "draws": 3, "fixed_train": True}, pre,
+    )  # fmt: skip
+    assert all(np.array_equal(f["train"], fixed[0]["train"]) for f in fixed)
+    assert not np.array_equal(fixed[0]["val"], fixed[1]["val"])
+    for f in fixed:
+        assert np.intersect1d(f["train"], f["val"]).size == 0
+    cv_spec = {"kind": "kfold", "first": 120, "n_folds": 3, "val": 0.2, "repeats": 2}
+    cv = _split_labels(y, cv_spec)
+    assert len(cv) == 6
+    for rep in (cv[:3], cv[3:]):  # each repeat's test folds partition the samples
+        assert np.array_equal(np.sort(np.concatenate([f["test"] for f in rep])), np.arange(120))
+    with pytest.raises(ValueError, match="at least 1"):
+        _split_labels(y, spec | {"draws": 0})
 
 
 def test_make_splits_roundtrip(prepared, tmp_path):

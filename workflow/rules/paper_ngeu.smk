@@ -10,7 +10,7 @@ rule ngeu_splits:
     """Train / validation / test indices of every fold of one task (Table I split or CV)."""
     input:
         prepared=ngeu_prepared,
-        code=code("graphdr.pipeline.papers.ngeu"),
+        code=code("graphdr.pipeline.splits"),
     output:
         splits=results("ngeu/splits/{task}.npz"),
     log:

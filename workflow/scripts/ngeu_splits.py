@@ -12,11 +12,12 @@ import _bootstrap  # noqa: E402
 
 _bootstrap.start(globals())  # thread counts before numpy loads; this checkout's src/ first
 
-from graphdr.pipeline import runtime  # noqa: E402
-from graphdr.pipeline.papers import ngeu  # noqa: E402
+from graphdr.pipeline import runtime, splits  # noqa: E402
 
 if "snakemake" not in globals():
     snakemake = runtime.mock_snakemake("ngeu_splits", task="coil20")
 
 with runtime.job(snakemake):
-    ngeu.make_splits(snakemake.input.prepared, snakemake.params.split, snakemake.output.splits)
+    splits.make_splits(
+        snakemake.input.prepared, snakemake.output.splits, spec=snakemake.params.split
+    )

@@ -329,11 +329,26 @@ def _too_many(p: _Problems, where: str, asked: int, sizes: dict, per_class: bool
         p.append(f"{where}: needs {asked} samples{unit}, but {of} has {have}; {fix}")
 
 
-def _check_ngeu_split(p: _Problems, where: str, split: Mapping, sizes: dict | None) -> None:
+def _check_split(p: _Problems, where: str, split: Mapping, sizes: dict | None) -> None:
+    """A split spec (graphdr.pipeline.splits.split_indices, every kind) against the dataset's
+    size: integer counts together at most its samples, per-class counts at most its smallest
+    class."""
     if sizes is None:
         return
     kind = split.get("kind")
-    if kind == "ordered" and sizes.get("min_class") is not None:
+    if kind == "stratified":
+        counts = [v for v in split.get("sizes", {}).values() if isinstance(v, int)]
+        _too_many(p, f"{where}.sizes", sum(counts), sizes, False, "lower the counts.")
+    elif kind == "per_class_count" and sizes.get("min_class") is not None:
+        _too_many(
+            p,
+            f"{where}.n_per_class (plus one test sample)",
+            int(split["n_per_class"]) + 1,
+            sizes,
+            True,
+            "lower it.",
+        )
+    elif kind == "per_class_ordered" and sizes.get("min_class") is not None:
         counts = [split.get("train"), split.get("val"), split.get("test")]
         wanted = sum(int(c) for c in counts if isinstance(c, int | float))
         if split.get("test") is None:
@@ -347,30 +362,12 @@ def _check_ngeu_split(p: _Problems, where: str, split: Mapping, sizes: dict | No
             True,
             "lower the per-class counts so that every class keeps all of its test samples.",
         )
-    elif kind == "stratified" and split.get("pool") is None:
+    elif kind == "sequential" and split.get("pool") is None:
         counts = [split.get(k) for k in ("train", "val", "test")]
         wanted = sum(int(c) for c in counts if isinstance(c, int | float))
         _too_many(p, f"{where} (train + val + test)", wanted, sizes, False, "lower the counts.")
-    elif kind == "cv" and split.get("first"):
+    elif kind == "kfold" and split.get("first"):
         _too_many(p, f"{where}.first", int(split["first"]), sizes, False, "lower it.")
-
-
-def _check_stratified(p: _Problems, where: str, split: Mapping, sizes: dict | None) -> None:
-    """Experiments' splits: integer counts together at most the dataset's samples."""
-    if sizes is None:
-        return
-    if split.get("kind") == "stratified":
-        counts = [v for v in split.get("sizes", {}).values() if isinstance(v, int)]
-        _too_many(p, f"{where}.sizes", sum(counts), sizes, False, "lower the counts.")
-    elif split.get("kind") == "per_class_count" and sizes.get("min_class") is not None:
-        _too_many(
-            p,
-            f"{where}.n_per_class (plus one test sample)",
-            int(split["n_per_class"]) + 1,
-            sizes,
-            True,
-            "lower it.",
-        )
 
 
 # ---- sections -------------------------------------------------------------------------------
@@ -380,7 +377,7 @@ def _check_experiments(p: _Problems, config: Mapping, index: SourceIndex, sizes:
     for name, exp in config.get("experiments", {}).items():
         where = f"experiments.{name}"
         for d in _known_datasets(p, where, exp, config):
-            _check_stratified(p, f"{where}.split", exp.get("split", {}), sizes.get(d))
+            _check_split(p, f"{where}.split", exp.get("split", {}), sizes.get(d))
         for method, spec in exp.get("methods", {}).items():
             _check_estimator(p, f"{where}.methods.{method}", spec, index)
 
@@ -407,7 +404,7 @@ def _check_ngeu(p: _Problems, config: Mapping, ngeu: Mapping, index, sizes: dict
     for task, spec in tasks.items():
         path = f"{where}.tasks.{task}"
         if p.unknown(f"{path}.dataset", spec.get("dataset"), datasets, DATASET):
-            _check_ngeu_split(p, f"{path}.split", spec.get("split", {}), sizes.get(spec["dataset"]))
+            _check_split(p, f"{path}.split", spec.get("split", {}), sizes.get(spec["dataset"]))
     methods = ngeu.get("methods", {})
     for method, spec in methods.items():
         _check_estimator(

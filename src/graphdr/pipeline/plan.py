@@ -17,15 +17,28 @@ from collections.abc import Mapping
 from pathlib import Path
 
 #: split kinds of ``experiments.<name>.split.kind`` (drawn by :mod:`graphdr.pipeline.splits`)
-SPLIT_KINDS = ("stratified", "predefined", "per_class_index", "per_class_count", "kfold")
+SPLIT_KINDS = (
+    "stratified",
+    "sequential",
+    "predefined",
+    "per_class_index",
+    "per_class_ordered",
+    "per_class_count",
+    "kfold",
+)
 
 #: classifier names scored by mean average precision (all others: accuracy)
 MAP_CLASSIFIERS = ("ovr_svm_map",)
 
 
 def n_folds(split: Mapping) -> int:
-    """Number of folds a split spec produces (``n_folds`` for ``kfold``, else 1)."""
-    return int(split["n_folds"]) if split["kind"] == "kfold" else 1
+    """Number of folds a split spec produces (``kfold``: ``n_folds`` x ``repeats``;
+    ``sequential``: ``draws``; else 1)."""
+    if split["kind"] == "kfold":
+        return int(split["n_folds"]) * int(split.get("repeats", 1))
+    if split["kind"] == "sequential":
+        return int(split.get("draws", 1))
+    return 1
 
 
 def replicates(experiment: Mapping) -> list[tuple[int, int]]:

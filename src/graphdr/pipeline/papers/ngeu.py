@@ -2,9 +2,10 @@
 
 Stages (one function per workflow rule; docs/ngeu.md, "Reproduction"):
 
-* :func:`make_splits` -- train / validation / test indices of every fold of one task (Table I:
-  one fixed split per dataset; Table II: 3-fold CV, each training fold split again into
-  training and validation parts);
+* the folds of a task come from the shared split reader
+  (:func:`graphdr.pipeline.splits.make_splits`; Table I: one fixed split or seeded draws per
+  dataset; Table II: 3-fold CV, each training fold split again into training and validation
+  parts);
 * :func:`estimate_uncertainty` -- the uncertainty stage: each training sample's squared
   distance to its nearest other training sample (unsupervised) and to its nearest same-class
   sample (supervised). The nearest-neighbour scheme's variance is ``beta^2 d_i^2``, so one file
@@ -32,15 +33,11 @@ from graphdr.datasets.prepared import load_npz
 from graphdr.evaluation.classifiers import make_classifier
 from graphdr.evaluation.metrics import accuracy
 from graphdr.evaluation.selection import score_dimensions
-from graphdr.evaluation.splits import (
-    per_class_ordered_split,
-    sequential_stratified_split,
-    stratified_kfold_validation,
-)
 from graphdr.kernels import reuse_kernels
 from graphdr.methods.registry import make_estimator
 from graphdr.pipeline import io
 from graphdr.pipeline.runtime import count_eigendecompositions
+from graphdr.pipeline.splits import read_folds
 
 __all__ = [
     "RAW_METHODS",
@@ -49,12 +46,10 @@ __all__ = [
     "estimate_uncertainty",
     "fit_grid_point",
     "kernel_grid",
-    "make_splits",
     "method_grid",
     "nested_scores",
     "select",
     "select_task",
-    "split_indices",
     "split_variant",
 ]
 
@@ -80,88 +75,6 @@ def split_variant(name: str) -> tuple[str, str]:
     return base, variant or PRIMARY
 
 
-# ---- splits ----------------------------------------------------------------------------------
-
-
-def split_indices(y: np.ndarray, spec: Mapping, predefined: Mapping | None = None) -> list[dict]:
-    """Folds ``[{"train": idx, "val": idx, "test": idx}, ...]`` of a task's split spec: the spec
-    read into the splits of :mod:`graphdr.evaluation.splits`.
-
-    * ``kind: ordered`` (COIL20): per class, in file order, the first ``train`` samples train,
-      the next ``val`` validate, the next ``test`` (null: all the rest) test
-      (:func:`~graphdr.evaluation.splits.per_class_ordered_split`).
-    * ``kind: stratified`` (MNIST, USPS): seeded stratified draws of ``train``, then ``val``,
-      then ``test`` samples (disjoint) from the ``pool`` (a predefined part such as USPS's
-      "train", or every sample); ``test: predefined`` takes the predefined "test" part instead,
-      ``test_size`` then optionally subsamples it
-      (:func:`~graphdr.evaluation.splits.sequential_stratified_split`).
-    * ``kind: cv`` (AWGN-MNIST): the ``first`` samples of the file, stratified ``folds``-fold CV
-      (seeded); in each training fold a stratified fraction ``val`` validates
-      (:func:`~graphdr.evaluation.splits.stratified_kfold_validation`).
-
-    ``draws: n`` (stratified) or ``repeats: n`` (cv) repeats the split with the seeds ``seed``,
-    ``seed + 1``, ..., ``seed + n - 1`` (folds in that order); a stratified split with
-    ``fixed_train: true`` keeps the training draw of ``seed`` and re-draws the rest.
-    """
-    y = np.asarray(y)
-    kind, seed = spec["kind"], int(spec.get("seed", 0))
-    if kind == "ordered":
-        test = spec.get("test")
-        counts = {
-            "train": int(spec["train"]),
-            "val": int(spec["val"]),
-            "test": None if test is None else int(test),
-        }
-        return [per_class_ordered_split(y, counts)]
-    # the schema fills both defaults (1): the kind decides which one counts
-    draws = int(spec.get("repeats" if kind == "cv" else "draws", 1))
-    if draws < 1:
-        raise ValueError(f"draws / repeats must be at least 1, got {draws}.")
-    # repeated seeded splits (seeds seed, seed + 1, ...): the spread over draws is the noise a
-    # claimed gain is tested against (Wilcoxon over draws, docs/ngeu.md)
-    if kind == "stratified":
-        pool_name = spec.get("pool")
-        pool = None if pool_name is None else np.asarray(predefined[pool_name])
-        from_test_part = spec.get("test") == "predefined"
-        # fixed_train: every draw trains on the same seeded draw and re-draws the validation
-        # part only (USPS: the paper fixes the training images, not the validation ones)
-        return [
-            sequential_stratified_split(
-                y,
-                spec["train"],
-                spec["val"],
-                spec.get("test_size") if from_test_part else spec.get("test"),
-                random_state=seed + i,
-                pool=pool,
-                test_pool=np.asarray(predefined["test"]) if from_test_part else None,
-                train_random_state=seed if spec.get("fixed_train") else None,
-            )
-            for i in range(draws)
-        ]
-    if kind == "cv":
-        first = min(int(spec.get("first") or y.size), y.size)
-        return stratified_kfold_validation(
-            y[:first], int(spec["folds"]), float(spec["val"]), random_state=seed, n_repeats=draws
-        )
-    raise ValueError(f"split kind must be 'ordered', 'stratified' or 'cv', got {kind!r}.")
-
-
-def make_splits(prepared: str | os.PathLike, spec: Mapping, output: str | os.PathLike) -> list:
-    """Write the task's folds as ``train<f>``, ``val<f>``, ``test<f>`` index arrays."""
-    data = load_npz(prepared)
-    folds = split_indices(data.y, spec, data.split)
-    arrays = {f"{part}{f}": idx for f, fold in enumerate(folds) for part, idx in fold.items()}
-    io.write_npz(output, {"n_folds": np.int64(len(folds)), **arrays})
-    return folds
-
-
-def _folds(splits: Mapping) -> list[dict]:
-    return [
-        {p: splits[f"{p}{f}"] for p in ("train", "val", "test")}
-        for f in range(int(splits["n_folds"]))
-    ]
-
-
 # ---- uncertainty stage ------------------------------------------------------------------------
 
 
@@ -177,7 +90,7 @@ def estimate_uncertainty(
     """
     data = load_npz(prepared)
     arrays = {}
-    for f, fold in enumerate(_folds(io.read_npz(splits))):
+    for f, fold in enumerate(read_folds(splits)):
         d2 = estimate_nn_sq_distances(data.X[fold["train"]], data.y[fold["train"]])
         arrays |= {f"{scheme}{f}": value for scheme, value in d2.items()}
     io.write_npz(output, arrays)
@@ -616,7 +529,7 @@ def select_task(
     correctness of the selected models (method, variant, fold, sample = row of the prepared
     dataset, correct = 0/1; variant ``primary`` or ``kernel=<name>``)."""
     data = load_npz(prepared)
-    folds, nn = _folds(io.read_npz(splits)), io.read_npz(uncertainty)
+    folds, nn = read_folds(splits), io.read_npz(uncertainty)
     frames, per_sample, costs = run_methods(
         methods, grid, data.X, data.y, folds, nn, k=k, seed=seed, logger=logger
     )
