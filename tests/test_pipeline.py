@@ -713,6 +713,15 @@ def test_repeated_splits_reseed_each_draw():
         _split_labels(y, spec | {"draws": 0})
 
 
+def test_sequential_split_names_a_missing_predefined_part():
+    y = np.tile(np.arange(3), 20)
+    spec = {"kind": "sequential", "pool": "train", "train": 9, "val": 6, "test": "predefined"}
+    with pytest.raises(ValueError, match=r"\['train', 'test'\] of t, which has no predefined"):
+        _split_labels(y, spec)
+    with pytest.raises(ValueError, match=r"\['test'\] of t, which has \['train'\]"):
+        _split_labels(y, spec, {"train": np.arange(30)})
+
+
 def test_make_splits_roundtrip(prepared, tmp_path):
     spec = {"kind": "kfold", "n_folds": 3}
     folds = splits.make_splits(prepared, tmp_path / "s.npz", spec=spec, seed=5)

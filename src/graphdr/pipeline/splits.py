@@ -34,6 +34,9 @@ def split_indices(
 ) -> list[dict[str, np.ndarray]]:
     """Index arrays of every fold: a list of ``{part: indices}`` (parts train, test, maybe val).
 
+    ``dataset`` is a :class:`~graphdr.datasets.prepared.Dataset` (what is read: its ``y``, its
+    predefined ``split`` and its ``name``).
+
     The one reader of split specs, for the experiments and the paper protocols alike; each kind
     is a split of :mod:`graphdr.evaluation.splits`. ``seed`` seeds the draws; None takes the
     spec's own ``seed`` (default 0). Kinds (``spec["kind"]``):
@@ -109,8 +112,17 @@ def _sequential(dataset, spec, seed) -> list[dict[str, np.ndarray]]:
     if draws < 1:
         raise ValueError(f"draws must be at least 1, got {draws}.")
     predefined = dataset.split or {}
-    pool = None if spec.get("pool") is None else np.asarray(predefined[spec["pool"]])
     from_test_part = spec.get("test") == "predefined"
+    wanted = ([spec["pool"]] if spec.get("pool") is not None else []) + (
+        ["test"] if from_test_part else []
+    )
+    missing = [part for part in wanted if part not in predefined]
+    if missing:
+        raise ValueError(
+            f"split kind 'sequential' asks for the predefined part(s) {missing} of "
+            f"{dataset.name}, which has {sorted(predefined) or 'no predefined split'}."
+        )
+    pool = None if spec.get("pool") is None else np.asarray(predefined[spec["pool"]])
     # fixed_train: every draw trains on the same seeded draw and re-draws the validation part
     # only (USPS: the paper fixes the training images, not the validation ones)
     return [
