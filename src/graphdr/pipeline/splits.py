@@ -113,10 +113,8 @@ def _sequential(dataset, spec, seed) -> list[dict[str, np.ndarray]]:
         raise ValueError(f"draws must be at least 1, got {draws}.")
     predefined = dataset.split or {}
     from_test_part = spec.get("test") == "predefined"
-    wanted = ([spec["pool"]] if spec.get("pool") is not None else []) + (
-        ["test"] if from_test_part else []
-    )
-    missing = [part for part in wanted if part not in predefined]
+    wanted = (spec.get("pool"), "test" if from_test_part else None)
+    missing = [part for part in wanted if part is not None and part not in predefined]
     if missing:
         raise ValueError(
             f"split kind 'sequential' asks for the predefined part(s) {missing} of "
