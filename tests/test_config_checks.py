@@ -76,6 +76,35 @@ def test_full_and_quick_configs_are_sound(full, registry):
     assert problems(_merge(full, quick), registry) == []
 
 
+@pytest.mark.parametrize("name", ["ngeu_kda_draws.yaml", "ngeu_usps6000.yaml"])
+def test_committed_overlays_are_sound(full, registry, name):
+    overlay = yaml.safe_load((ROOT / "config" / name).read_text(encoding="utf-8"))
+    assert problems(_merge(full, overlay), registry) == []
+
+
+def test_usps6000_overlay_plans_the_usps_grid_alone_under_its_own_roots(tmp_path):
+    """The overlay drops Table II (``table2: null``) and the variants on USPS: its one grid
+    job is USPS's, with the paper's 6000 training images, and nothing is written under the
+    full run's roots."""
+    env = {**os.environ, "GRAPHDR_DATA_MIRROR": str(tmp_path / "unused")}
+    target = "results/ngeu_usps6000/paper_figures/ngeu/ngeu_verdicts.csv"
+    out = subprocess.run(
+        [SNAKEMAKE, "-n", target, "--configfile", "config/ngeu_usps6000.yaml"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    outputs = re.findall(r"^    output: (.+)$", out, re.MULTILINE)
+    grids = [o for o in outputs if "/ngeu/select/" in o]
+    assert len(grids) == 1 and "results/ngeu_usps6000/ngeu/select/usps_" in grids[0], grids
+    files = [f for o in outputs for f in o.split(", ")]
+    assert all(f.startswith(("results/ngeu_usps6000/", "logs/ngeu_usps6000/")) for f in files)
+    overlay = yaml.safe_load((ROOT / "config" / "ngeu_usps6000.yaml").read_text())
+    assert overlay["papers"]["ngeu"]["tasks"]["usps"]["split"] == {"train": 6000, "val": 1000}
+
+
 # ---- one case per kind of error -----------------------------------------------------------------
 
 

@@ -4,7 +4,8 @@
 
 NGEU = config.get("papers", {}).get("ngeu", {})
 NGEU_TASKS = NGEU.get("tasks", {})
-NGEU_TABLES = NGEU.get("tables", {})
+# an overlay drops a table of the base config by setting it to null (config/ngeu_usps6000.yaml)
+NGEU_TABLES = {n: t for n, t in NGEU.get("tables", {}).items() if t is not None}
 
 
 def ngeu_task(wildcards):

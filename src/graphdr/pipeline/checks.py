@@ -422,6 +422,8 @@ def _check_ngeu(p: _Problems, config: Mapping, ngeu: Mapping, index, sizes: dict
             f"{where}.grid.kernels[{i}]", kernel, index.kernels, "a kernel of graphdr.kernels"
         )
     for table, spec in ngeu.get("tables", {}).items():
+        if spec is None:  # dropped by an overlay
+            continue
         path = f"{where}.tables.{table}"
         p.names(f"{path}.tasks", spec.get("tasks"), tasks, f"a task of {where}.tasks")
         rows = p.names(
