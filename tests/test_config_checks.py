@@ -76,10 +76,19 @@ def test_full_and_quick_configs_are_sound(full, registry):
     assert problems(_merge(full, quick), registry) == []
 
 
-@pytest.mark.parametrize("name", ["ngeu_kda_draws.yaml", "ngeu_usps6000.yaml"])
-def test_committed_overlays_are_sound(full, registry, name):
-    overlay = yaml.safe_load((ROOT / "config" / name).read_text(encoding="utf-8"))
-    assert problems(_merge(full, overlay), registry) == []
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["ngeu_kda_draws.yaml"],
+        ["ngeu_usps6000.yaml"],
+        ["ngeu_usps6000.yaml", "ngeu_usps2000_rbf.yaml"],  # the control runs on top of it
+    ],
+)
+def test_committed_overlays_are_sound(full, registry, names):
+    config = full
+    for name in names:
+        config = _merge(config, yaml.safe_load((ROOT / "config" / name).read_text("utf-8")))
+    assert problems(config, registry) == []
 
 
 def test_usps6000_overlay_plans_the_usps_grid_alone_under_its_own_roots(tmp_path):
@@ -89,7 +98,7 @@ def test_usps6000_overlay_plans_the_usps_grid_alone_under_its_own_roots(tmp_path
     env = {**os.environ, "GRAPHDR_DATA_MIRROR": str(tmp_path / "unused")}
     target = "results/ngeu_usps6000/paper_figures/ngeu/ngeu_verdicts.csv"
     out = subprocess.run(
-        [SNAKEMAKE, "-n", target, "--configfile", "config/ngeu_usps6000.yaml"],
+        [SNAKEMAKE, "-n", "--forceall", target, "--configfile", "config/ngeu_usps6000.yaml"],
         cwd=ROOT,
         env=env,
         capture_output=True,
