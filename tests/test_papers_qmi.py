@@ -398,3 +398,29 @@ def test_subspace_angle_falls_back_to_gesvd_when_gesdd_does_not_converge(monkeyp
 
     monkeypatch.setattr(scipy.linalg, "subspace_angles", fails)
     assert qs.subspace_angle_deg(A, B) == pytest.approx(expected, abs=1e-10)
+
+
+# ---- a `one_job` study: all its datasets in one process, the files of one job each ------------
+
+
+def test_one_job_sweeps_write_the_files_of_one_job_per_dataset(tmp_path):
+    from graphdr.datasets import load, save_npz
+
+    cfg = qs.protocol({"classifiers": ["ncc", "knn"], "folds": 3, "methods": ["KQMI", "LDA"]})
+    paths = {}
+    for name in ("wine", "iris"):
+        prepared = tmp_path / f"{name}.npz"
+        save_npz(load(name), prepared)
+        paths[name] = [prepared] + [tmp_path / f"{name}.{k}" for k in ("csv", "json", "t.json")]
+    for prepared, *out in paths.values():  # one job per dataset
+        qs.run_sweep(prepared, cfg, errors=out[0], record=out[1], timing=out[2])
+    alone = {p: p.read_bytes() for _, *out in paths.values() for p in out[:2]}
+    prepared, errors, record, timing = (
+        [paths[n][i] for n in ("iris", "wine")]
+        for i in range(4)  # another order
+    )
+    qs.run_sweeps(prepared, cfg, errors=errors, record=record, timing=timing)
+    assert {p: p.read_bytes() for p in alone} == alone  # byte-identical errors and records
+    assert all(p.exists() for p in timing)
+    with pytest.raises(ValueError, match="as many files"):
+        qs.run_sweeps(prepared, cfg, errors=errors[:1], record=record, timing=timing)

@@ -108,8 +108,11 @@ def test_dry_run_with_the_profile_forms_group_jobs(dry_run, profile):
         found = dry_run.count(f"Group job {group} ")
         assert found == -(-components // size[group]), (group, found, components)
     # the paper-specific compute rules are grouped: what remains single is small, or (AKDA's
-    # kernel-method groups: minutes and up to 14 GB each) big enough to be a SLURM job alone
+    # kernel-method groups: minutes and up to 14 GB each) big enough to be a SLURM job alone,
+    # as is each `one_job` QMI study (rule qmi_sweep_<study>: all its datasets, 1-5 CPU-min)
     single = {"akda_toy", "ngeu_toy_figure", "akda_group"}
+    single |= {rule for rule in counts if rule.startswith("qmi_sweep_")}
+    assert counts.get("qmi_sweep_scale_unit_variance") == 1  # one job for the study's datasets
     local = {
         name
         for smk in (ROOT / "workflow" / "rules").glob("*.smk")

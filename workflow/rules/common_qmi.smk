@@ -1,6 +1,8 @@
 # Paper 001 (QMI): helper functions of workflow/rules/paper_qmi.smk (config section papers.qmi).
 # Functions live here and the stages there (snakemake --lint asks for the split).
 
+import re
+
 QMI = config.get("papers", {}).get("qmi", {})
 # a study with `enabled: false` is skipped (the quick configuration skips the sensitivity ones)
 QMI_STUDIES = {
@@ -8,6 +10,19 @@ QMI_STUDIES = {
     for name, spec in QMI.get("studies", {}).items()
     if spec.get("enabled", True)
 }
+# one sweep's files (rule qmi_sweep, or a `one_job` study's rule for all its datasets)
+QMI_SWEEP_FILES = {
+    "errors": "qmi/{qmi_study}/{dataset}.csv",
+    "record": "qmi/{qmi_study}/{dataset}.json",
+    "timing": "qmi/{qmi_study}/{dataset}.timing.json",
+}
+# studies whose datasets are swept in one job (`one_job: true`), and the others
+QMI_ONE_JOB_STUDIES = [
+    name for name, spec in QMI_STUDIES.items() if spec.get("one_job")
+]
+QMI_PER_DATASET_STUDIES = [
+    name for name in QMI_STUDIES if name not in QMI_ONE_JOB_STUDIES
+]
 QMI_VISUALS = QMI.get("visualisations", {}).get("datasets", [])
 QMI_ALL_CLASSIFIERS = ["ncc", "knn", "linear_svm", "rbf_svm"]
 # keys of a study that name its outputs, not what a sweep computes (editing them re-runs no fit)
@@ -18,6 +33,7 @@ QMI_LAYOUT_KEYS = (
     "sizes_reference",
     "enabled",
     "sensitivity_of",
+    "one_job",
 )
 
 
@@ -41,6 +57,18 @@ def qmi_tables(study):
 
 def qmi_label(dataset):
     return config["datasets"][dataset].get("label", dataset)
+
+
+def qmi_sweep_files(study, kind):
+    """Files of one kind (errors, record, timing) of a study's sweeps, one per dataset."""
+    pattern = results(QMI_SWEEP_FILES[kind])
+    return expand(pattern, qmi_study=study, dataset=QMI_STUDIES[study]["datasets"])
+
+
+def qmi_one_job_rule(study):
+    """Name of the rule that sweeps a `one_job` study (a rule name is an identifier)."""
+    identifier = re.sub(r"\W", "_", study)
+    return f"qmi_sweep_{identifier}"
 
 
 def qmi_runs(study):

@@ -1,6 +1,7 @@
 # Paper 001 (QMI): paper-specific stages (config section papers.qmi, code in
 # graphdr.pipeline.papers.qmi, helper functions in common_qmi.smk). Outputs go under
-# <output.figures>/qmi/. prepared data -> one sweep per (study, dataset) -> tables, summary
+# <output.figures>/qmi/. prepared data -> one sweep per (study, dataset), or per study when it
+# is `one_job` -> tables, summary
 # (Table I / VI, timing, claims) and curves per study; 2-D projections per dataset.
 
 
@@ -10,15 +11,15 @@ rule qmi_sweep:
         prepared=rules.prepare_dataset.output.prepared,
         code=code("graphdr.pipeline.papers.qmi_sweep"),
     output:
-        errors=results("qmi/{qmi_study}/{dataset}.csv"),
-        record=results("qmi/{qmi_study}/{dataset}.json"),
-        timing=results("qmi/{qmi_study}/{dataset}.timing.json"),
+        errors=results(QMI_SWEEP_FILES["errors"]),
+        record=results(QMI_SWEEP_FILES["record"]),
+        timing=results(QMI_SWEEP_FILES["timing"]),
     log:
         logs("qmi_sweep/{qmi_study}/{dataset}.log"),
     benchmark:
         results("benchmarks/qmi_sweep/{qmi_study}/{dataset}.tsv")
     wildcard_constraints:
-        qmi_study=_alternatives(QMI_STUDIES),
+        qmi_study=_alternatives(QMI_PER_DATASET_STUDIES),
     conda:
         "../../envs/compute.yaml"
     threads: resource("qmi_sweep", "threads")
@@ -29,6 +30,40 @@ rule qmi_sweep:
         protocol=lambda w: qmi_protocol(w.qmi_study),
     script:
         "../scripts/qmi_sweep.py"
+
+
+# A study with `one_job: true` sweeps all its datasets in one job (rule qmi_sweep_<study>):
+# the same files as rule qmi_sweep's, the same computation, one Python start-up (about 2.5
+# CPU-s, a third of a short sensitivity study's CPU) instead of one per dataset.
+for _study in QMI_ONE_JOB_STUDIES:
+
+    rule:
+        name:
+            qmi_one_job_rule(_study)
+        input:
+            prepared=expand(
+                rules.prepare_dataset.output.prepared,
+                dataset=QMI_STUDIES[_study]["datasets"],
+            ),
+            code=code("graphdr.pipeline.papers.qmi_sweep"),
+        output:
+            errors=qmi_sweep_files(_study, "errors"),
+            record=qmi_sweep_files(_study, "record"),
+            timing=qmi_sweep_files(_study, "timing"),
+        log:
+            logs(f"qmi_sweep/{_study}.log"),
+        benchmark:
+            results(f"benchmarks/qmi_sweep/{_study}.tsv")
+        conda:
+            "../../envs/compute.yaml"
+        threads: resource("qmi_sweep", "threads")
+        resources:
+            mem_mb=memory("qmi_sweep"),
+            runtime=resource("qmi_sweep", "runtime"),
+        params:
+            protocol=qmi_protocol(_study),
+        script:
+            "../scripts/qmi_sweep.py"
 
 
 rule qmi_table:

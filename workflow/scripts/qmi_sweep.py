@@ -1,4 +1,5 @@
-"""Rule qmi_sweep: every fold, DR method, classifier and dimension of one dataset (paper 001).
+"""Rules qmi_sweep and qmi_sweep_<study>: every fold, DR method, classifier and dimension of one
+dataset, or of each dataset of a `one_job` study (paper 001).
 
 Run by Snakemake, or by hand for debugging (`python workflow/scripts/qmi_sweep.py`): the example job
 below is then rebuilt from the workflow (edit its wildcards to debug another job).
@@ -19,7 +20,7 @@ if "snakemake" not in globals():
     snakemake = runtime.mock_snakemake("qmi_sweep", qmi_study="benchmarks", dataset="iris")
 
 with runtime.job(snakemake):
-    qmi_sweep.run_sweep(
+    qmi_sweep.run_sweeps(
         snakemake.input.prepared,
         snakemake.params.protocol,
         errors=snakemake.output.errors,

@@ -19,6 +19,7 @@ That the shared fold gives each estimator's own result, with one decomposition, 
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -71,6 +72,7 @@ __all__ = [  # the protocol (methods, defaults, scaling rules) is qmi_protocol's
     "dimension_grid",
     "fold_errors",
     "run_sweep",
+    "run_sweeps",
     "scale_columns",
     "scale_features",
     "sweep_dataset",
@@ -432,6 +434,24 @@ def sweep_dataset(X, y, cfg: Mapping, folds: Sequence | None = None):
         "kernel_rank_fraction": ranks,
     }
     return errors, record
+
+
+def run_sweeps(prepared, cfg: Mapping, *, errors, record, timing) -> None:
+    """:func:`run_sweep` on each of several datasets with one protocol, in one process (a
+    study's sweeps as one job): ``prepared``, ``errors``, ``record`` and ``timing`` are
+    parallel sequences of paths, or single paths for one dataset. Each sweep depends only on its
+    own dataset and the protocol, so the files are those of one job per dataset."""
+    paths = [
+        [p] if isinstance(p, (str, os.PathLike)) else list(p)
+        for p in (prepared, errors, record, timing)
+    ]
+    if len({len(p) for p in paths}) != 1:
+        raise ValueError(
+            "prepared, errors, record and timing must name as many files each, got "
+            f"{[len(p) for p in paths]}."
+        )
+    for source, errors_path, record_path, timing_path in zip(*paths, strict=True):
+        run_sweep(source, cfg, errors=errors_path, record=record_path, timing=timing_path)
 
 
 def run_sweep(prepared, cfg: Mapping, *, errors, record, timing) -> pd.DataFrame:
