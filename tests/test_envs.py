@@ -28,7 +28,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 ENV_FILES = sorted((ROOT / "envs").glob("*.yaml"))
 # conda-forge names that differ from the PyPI names of the lock file
-CONDA_TO_PYPI = {"matplotlib-base": "matplotlib"}
+CONDA_TO_PYPI = {"matplotlib-base": "matplotlib", "python-xxhash": "xxhash"}
 
 
 def lock_versions() -> dict[str, str]:

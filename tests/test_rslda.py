@@ -24,6 +24,7 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from graphdr.methods import LDA_GE, RSLDA
 from graphdr.methods.sparse_discriminant import (
+    _error_multiplier_step,
     _procrustes,
     _scatters,
     _soft_threshold,
@@ -65,6 +66,25 @@ def test_block_steps_are_exact_minimisers():
     grid = np.linspace(-4, 4, 800001)
     brute = np.array([grid[np.argmin(t * np.abs(grid) + 0.5 * (grid - vi) ** 2)] for vi in v])
     np.testing.assert_allclose(_soft_threshold(v, t), brute, atol=1e-5)
+
+
+def test_fused_error_and_multiplier_step_equals_the_numpy_expressions_bitwise():
+    """The numba pass writes E, Y and the next M exactly as the numpy expressions of the ADMM
+    (the same operations per entry), with entries at the threshold, zero and both signs."""
+    rng = np.random.default_rng(3)
+    X, PQtX, Y = (rng.standard_normal((6, 40)) for _ in range(3))
+    mu, mu_next = 0.37, 0.37 * 1.01
+    t = 0.25
+    X[0, :4] = PQtX[0, :4]  # v = Y / mu exactly ...
+    Y[0, :4] = [0.0, -0.0, t * mu, -t * mu]  # ... zero, or on the threshold
+    E, Y_next, M = (np.empty_like(X) for _ in range(3))
+    residual = _error_multiplier_step(X, PQtX, Y, mu, t, mu_next, E, Y_next, M)
+    E_ref = _soft_threshold(X - PQtX + Y / mu, t)
+    R = X - PQtX - E_ref
+    Y_ref = Y + mu * R
+    for got, want in [(E, E_ref), (Y_next, Y_ref), (M, X - E_ref + Y_ref / mu_next)]:
+        assert got.tobytes() == want.tobytes()
+    assert residual == np.abs(R).max()
 
 
 def test_every_block_lowers_the_augmented_lagrangian():

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextvars
 import functools
-import hashlib
 import numbers
 import warnings
 from collections import OrderedDict
@@ -25,6 +24,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.linalg
 import scipy.sparse
+import xxhash
 from llvmlite import ir
 
 # numba itself comes through graphdr._numba, which must be imported first: it points
@@ -191,7 +191,7 @@ class _KernelStore:
     """Kernel matrices computed inside one :func:`reuse_kernels` block, by request.
 
     The key of a request is the function, its scalar arguments, and the shape, dtype and a
-    SHA-256 digest of each array argument (not its identity: estimators copy their training
+    128-bit XXH3 digest of each array argument (not its identity: estimators copy their training
     data). Least recently used entries go first once ``max_bytes`` is exceeded.
     """
 
@@ -245,9 +245,11 @@ def _request_key(name: str, args: tuple, kwargs: dict):
         a = np.ascontiguousarray(value)
         if a.dtype.kind not in "biuf":  # objects, strings: not keyed by content
             raise _Unkeyable
-        # SHA-256 (hardware-accelerated here: 1.36 GB/s against BLAKE2b's 0.73 GB/s, measured
-        # on this machine's CPU), truncated to 128 bits; keys live only in memory
-        digest = hashlib.sha256(a.view(np.uint8).reshape(-1)).hexdigest()[:32]
+        # XXH3, 128 bits (the xxhash library): 1.4 ms for a 2000 x 2000 float64 matrix against
+        # SHA-256's 24 ms (17x, measured 2026-11-28; the hashes were 4 % of the NGEU MNIST
+        # grid's CPU with SHA-256). Not cryptographic, which a key of our own arrays, living
+        # only in memory, does not need: a collision of two different arrays is ~2^-128
+        digest = xxhash.xxh3_128_hexdigest(a.view(np.uint8).reshape(-1))
         return ("array", a.shape, a.dtype.str, digest)
 
     return (
@@ -281,7 +283,7 @@ def reuse_kernels(max_bytes: int = 4 << 30):
 
 
 def array_key(name: str, a: np.ndarray):
-    """The key of a value derived from the array ``a`` alone (its shape, dtype and a SHA-256
+    """The key of a value derived from the array ``a`` alone (its shape, dtype and a 128-bit XXH3
     digest of its content), for :func:`reuse_store` entries other than kernel matrices."""
     return _request_key(name, (a,), {})
 

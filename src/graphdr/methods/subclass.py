@@ -32,12 +32,12 @@ rather than numbers.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import numbers
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
+import xxhash
 from sklearn.cluster import KMeans
 from sklearn.utils import check_random_state
 
@@ -198,7 +198,9 @@ def cached_partitions():
 
 
 def _digest(*arrays) -> str:
-    h = hashlib.blake2b(digest_size=16)
+    """128-bit XXH3 digest of the arrays' dtypes, shapes and bytes (a key of the in-memory
+    partition cache: fast, not cryptographic; :func:`graphdr.kernels.array_key`'s hash)."""
+    h = xxhash.xxh3_128()
     for a in arrays:
         a = np.ascontiguousarray(a)
         h.update(f"{a.dtype.str}{a.shape}".encode())
