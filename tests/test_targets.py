@@ -141,6 +141,10 @@ def test_the_long_jobs_inputs_start_first(checkout):
         expected[d] = max(expected.get(d, 0), resources["dee_recognition_run"]["priority"])
     for d in akda:
         expected[d] = max(expected.get(d, 0), resources["akda_group"]["priority"])
+    qmi_by_dataset = resources["qmi_sweep"]["priority_by"]  # the longest sweeps first
+    assert {"qmi_yeast", "qmi_segment"} <= set(qmi_by_dataset)
+    for d, priority in qmi_by_dataset.items():
+        expected[d] = max(expected.get(d, 0), priority)
     jobs = _job_headers(run(checkout, "-n", "ngeu", "akda", "dee", "qmi"))
     data_jobs = [j for j in jobs if j["rule"] in ("retrieve_dataset", "prepare_dataset")]
     seen = {j["wildcards"].removeprefix("dataset=") for j in data_jobs}
@@ -154,3 +158,8 @@ def test_the_long_jobs_inputs_start_first(checkout):
     assert {j["rule"] for j in ngeu_jobs} == {"ngeu_splits", "estimate_uncertainty", "ngeu_select"}
     for job in ngeu_jobs:
         assert job["priority"] == by_task[job["wildcards"].removeprefix("task=")], job
+    sweeps = [j for j in jobs if j["rule"] == "qmi_sweep"]
+    assert sweeps
+    for job in sweeps:
+        dataset = dict(w.split("=") for w in job["wildcards"].split(", "))["dataset"]
+        assert job["priority"] == qmi_by_dataset.get(dataset, 0), job

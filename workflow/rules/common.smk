@@ -243,6 +243,10 @@ def _dataset_priorities():
             priority = max(priorities.get(dataset, 0), job_priority(rule_name))
             if priority:
                 priorities[dataset] = priority
+    # per dataset (priority_by): the QMI sweeps that would otherwise start last
+    for dataset in plan.resources_for(config, "qmi_sweep").get("priority_by", {}):
+        priority = job_priority("qmi_sweep", dataset)
+        priorities[dataset] = max(priorities.get(dataset, 0), priority)
     return priorities
 
 

@@ -22,6 +22,7 @@ rule qmi_sweep:
         qmi_study=_alternatives(QMI_PER_DATASET_STUDIES),
     conda:
         "../../envs/compute.yaml"
+    priority: lambda w: job_priority("qmi_sweep", w.dataset)
     threads: resource("qmi_sweep", "threads")
     resources:
         mem_mb=memory("qmi_sweep"),
