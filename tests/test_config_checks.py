@@ -409,5 +409,8 @@ def test_priorities_reach_their_rules():
     # task_priority is job_priority("ngeu_select", task): per-task priorities (priority_by)
     if re.search(r"^    priority: task_priority\b", rules, re.M):
         directed.add("ngeu_select")
+    # qmi_sweep_priority is job_priority("qmi_sweep", dataset): the longest sweeps first
+    if re.search(r"^    priority: qmi_sweep_priority\b", rules, re.M):
+        directed.add("qmi_sweep")
     assert all("priority" in v for v in config["resources"].values() if "priority_by" in v)
     assert configured == directed and {"ngeu_select", "akda_group"} <= configured

@@ -59,6 +59,11 @@ def qmi_label(dataset):
     return config["datasets"][dataset].get("label", dataset)
 
 
+def qmi_sweep_priority(wildcards):
+    """Priority of one dataset's sweep: ``job_priority("qmi_sweep", dataset)`` (priority_by)."""
+    return job_priority("qmi_sweep", wildcards.dataset)
+
+
 def qmi_sweep_files(study, kind):
     """Files of one kind (errors, record, timing) of a study's sweeps, one per dataset."""
     pattern = results(QMI_SWEEP_FILES[kind])

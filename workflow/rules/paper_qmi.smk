@@ -20,9 +20,9 @@ rule qmi_sweep:
         results("benchmarks/qmi_sweep/{qmi_study}/{dataset}.tsv")
     wildcard_constraints:
         qmi_study=_alternatives(QMI_PER_DATASET_STUDIES),
+    priority: qmi_sweep_priority
     conda:
         "../../envs/compute.yaml"
-    priority: lambda w: job_priority("qmi_sweep", w.dataset)
     threads: resource("qmi_sweep", "threads")
     resources:
         mem_mb=memory("qmi_sweep"),
