@@ -10,6 +10,7 @@ import scipy.linalg
 from sklearn.base import clone
 from sklearn.datasets import make_classification
 
+from graphdr.datasets import load, save_npz
 from graphdr.evaluation.splits import stratified_halves, stratified_kfold
 from graphdr.kernels import reuse_kernels
 from graphdr.methods import KQMI, LPP_GE, LQMI
@@ -404,8 +405,6 @@ def test_subspace_angle_falls_back_to_gesvd_when_gesdd_does_not_converge(monkeyp
 
 
 def test_one_job_sweeps_write_the_files_of_one_job_per_dataset(tmp_path):
-    from graphdr.datasets import load, save_npz
-
     cfg = qs.protocol({"classifiers": ["ncc", "knn"], "folds": 3, "methods": ["KQMI", "LDA"]})
     paths = {}
     for name in ("wine", "iris"):

@@ -10,12 +10,6 @@ QMI_STUDIES = {
     for name, spec in QMI.get("studies", {}).items()
     if spec.get("enabled", True)
 }
-# one sweep's files (rule qmi_sweep, or a `one_job` study's rule for all its datasets)
-QMI_SWEEP_FILES = {
-    "errors": "qmi/{qmi_study}/{dataset}.csv",
-    "record": "qmi/{qmi_study}/{dataset}.json",
-    "timing": "qmi/{qmi_study}/{dataset}.timing.json",
-}
 # studies whose datasets are swept in one job (`one_job: true`), and the others
 QMI_ONE_JOB_STUDIES = [
     name for name, spec in QMI_STUDIES.items() if spec.get("one_job")
@@ -65,8 +59,9 @@ def qmi_sweep_priority(wildcards):
 
 
 def qmi_sweep_files(study, kind):
-    """Files of one kind (errors, record, timing) of a study's sweeps, one per dataset."""
-    pattern = results(QMI_SWEEP_FILES[kind])
+    """Files of one kind (errors, record, timing) of a study's sweeps, one per dataset: rule
+    qmi_sweep's patterns, which a `one_job` study's rule writes for all its datasets."""
+    pattern = getattr(rules.qmi_sweep.output, kind)
     return expand(pattern, qmi_study=study, dataset=QMI_STUDIES[study]["datasets"])
 
 

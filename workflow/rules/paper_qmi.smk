@@ -11,9 +11,9 @@ rule qmi_sweep:
         prepared=rules.prepare_dataset.output.prepared,
         code=code("graphdr.pipeline.papers.qmi_sweep"),
     output:
-        errors=results(QMI_SWEEP_FILES["errors"]),
-        record=results(QMI_SWEEP_FILES["record"]),
-        timing=results(QMI_SWEEP_FILES["timing"]),
+        errors=results("qmi/{qmi_study}/{dataset}.csv"),
+        record=results("qmi/{qmi_study}/{dataset}.json"),
+        timing=results("qmi/{qmi_study}/{dataset}.timing.json"),
     log:
         logs("qmi_sweep/{qmi_study}/{dataset}.log"),
     benchmark:
