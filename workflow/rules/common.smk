@@ -207,8 +207,8 @@ def resource(rule_name, key):
 
 def job_priority(rule_name, key=None):
     """The Snakemake priority of one job, from ``resources[rule_name]`` in the config:
-    ``priority_by[key]`` for a job whose main wildcard is ``key`` (ngeu_select: the task), else
-    ``priority``, else 0."""
+    ``priority_by[key]`` for a job whose main wildcard is ``key`` (ngeu_select: the task;
+    qmi_sweep: the dataset), else ``priority``, else 0."""
     spec = plan.resources_for(config, rule_name)
     return spec.get("priority_by", {}).get(key, spec.get("priority", 0))
 
@@ -237,16 +237,17 @@ def _dataset_priorities():
         "dee_recognition_run": papers.get("dee", {})
         .get("recognition", {})
         .get("datasets", []),
+        "qmi_sweep": [  # per dataset (priority_by): the longest sweeps
+            d
+            for s in papers.get("qmi", {}).get("studies", {}).values()
+            for d in s["datasets"]
+        ],
     }
     for rule_name, datasets in readers.items():
         for dataset in datasets:
-            priority = max(priorities.get(dataset, 0), job_priority(rule_name))
+            priority = max(priorities.get(dataset, 0), job_priority(rule_name, dataset))
             if priority:
                 priorities[dataset] = priority
-    # per dataset (priority_by): the QMI sweeps that would otherwise start last
-    for dataset in plan.resources_for(config, "qmi_sweep").get("priority_by", {}):
-        priority = job_priority("qmi_sweep", dataset)
-        priorities[dataset] = max(priorities.get(dataset, 0), priority)
     return priorities
 
 
