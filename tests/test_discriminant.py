@@ -25,6 +25,7 @@ from graphdr.methods.discriminant import (
     IndefiniteKernelWarning,
     between_class_core,
     between_class_core_basis,
+    between_class_kernel_factor,
     binary_core_vector,
     check_kernel_memory,
     core_targets,
@@ -36,6 +37,7 @@ from graphdr.methods.subclass import (
     KSDA,
     SubclassPartition,
     between_subclass_core,
+    between_subclass_kernel_factor,
     between_subclass_kernel_scatter,
     canonical_eigenbasis,
     kernel_coordinates,
@@ -183,6 +185,10 @@ def test_between_subclass_core_equals_the_direct_scatter_formula_entry_by_entry(
     direct = _pairwise_between_subclass(K, part)
     np.testing.assert_allclose(K @ R @ between_subclass_core(part) @ R.T @ K, direct, atol=1e-12)
     np.testing.assert_allclose(between_subclass_kernel_scatter(K, part), direct, atol=1e-12)
+    # the low-rank solver's factor: F F^T is the same pair-by-pair sum, F has H columns
+    F = between_subclass_kernel_factor(K, part)
+    assert F.shape == (n, H)
+    np.testing.assert_allclose(F @ F.T, direct, atol=1e-12)
 
 
 def test_between_subclass_core_has_h_minus_1_nonzero_eigenvalues_with_known_values():
@@ -260,22 +266,26 @@ def test_kda_variants_span_the_akda_training_projections(scatter, reg, tol):
     assert _max_angle(_centred(akda.transform(X)), _centred(kda.transform(X))) < tol
 
 
+@pytest.mark.parametrize("solver", ["full", "lowrank"])
 @pytest.mark.parametrize("scatter", ["gram", "within"])
-def test_kda_full_eigendecomposition_equals_the_subset_solver(scatter):
-    """Paper 002's KDA (every eigenpair by sygv's symmetric QR) and the subset solver (sygvx):
-    the same leading eigenvalues and subspace, checked against a dense numpy reference."""
+def test_kda_solvers_equal_the_subset_solver(scatter, solver):
+    """Paper 002's KDA (every eigenpair by sygv's symmetric QR), the low-rank path (Cholesky and
+    thin SVD of K_b's factor) and the subset solver (sygvx): the same leading eigenvalues,
+    subspace and normalisation a^T (B + reg I) a = 1, checked against a dense numpy reference."""
     X, y = _data()
     reg = 1e-3
-    full = KDA(gamma=GAMMA, reg=reg, scatter=scatter, eigen_solver="full").fit(X, y)
+    other = KDA(gamma=GAMMA, reg=reg, scatter=scatter, eigen_solver=solver).fit(X, y)
     subset = KDA(gamma=GAMMA, reg=reg, scatter=scatter).fit(X, y)
-    np.testing.assert_allclose(full.eigenvalues_, subset.eigenvalues_, rtol=1e-8)
-    assert _max_angle(full.dual_coef_, subset.dual_coef_) < 1e-6
+    np.testing.assert_allclose(other.eigenvalues_, subset.eigenvalues_, rtol=1e-8)
+    assert _max_angle(other.dual_coef_, subset.dual_coef_) < 1e-6
     # independent reference: B^-1 A by numpy's non-symmetric eigensolver
     K = rbf_kernel(X, gamma=GAMMA)
     Sb, Sw, _ = _textbook_scatters(K, y)
     B = (K @ K if scatter == "gram" else Sw) + reg * np.eye(K.shape[0])
-    w = np.sort(np.linalg.eigvals(np.linalg.solve(B, Sb)).real)[::-1][: full.eigenvalues_.size]
-    np.testing.assert_allclose(full.eigenvalues_, w, rtol=1e-6)
+    w = np.sort(np.linalg.eigvals(np.linalg.solve(B, Sb)).real)[::-1][: other.eigenvalues_.size]
+    np.testing.assert_allclose(other.eigenvalues_, w, rtol=1e-6)
+    gram = other.dual_coef_.T @ B @ other.dual_coef_
+    np.testing.assert_allclose(gram, np.eye(gram.shape[0]), atol=1e-8)
     with pytest.raises(ValueError, match="eigen_solver must be 'subset'"):
         KDA(eigen_solver="qr").fit(X, y)
 
@@ -559,6 +569,40 @@ def test_aksda_simultaneously_diagonalises_and_extends_akda():
     # [derived] the eigenvalue-1 directions are AKDA's subspace.
     akda = AKDA(gamma=GAMMA, reg=TINY).fit(X, y)
     assert _max_angle(Psi[:, :3], akda.dual_coef_) < 1e-8
+
+
+def test_between_class_kernel_factor_is_the_textbook_scatter_factor():
+    X, y = _data()
+    K = rbf_kernel(X, gamma=GAMMA)
+    Sb, _, _ = _textbook_scatters(K, y)
+    _, labels, counts = np.unique(y, return_inverse=True, return_counts=True)
+    F = between_class_kernel_factor(K, labels, counts)
+    assert F.shape == (K.shape[0], counts.size)
+    np.testing.assert_allclose(F @ F.T, Sb, atol=1e-10 * np.abs(Sb).max())
+
+
+@pytest.mark.parametrize("scatter", ["total", "within"])
+def test_ksda_lowrank_solver_equals_the_subset_solver(scatter):
+    """KSDA's numerator K_bs = F F^T (F N x H): the Cholesky and thin-SVD path gives sygvx's
+    eigenvalues and subspace, and its eigenvalues are those of the dense pencil (numpy)."""
+    X, y = _data()
+    common = dict(gamma=GAMMA, reg=1e-2, n_subclasses=2, scatter=scatter)
+    subset = KSDA(**common).fit(X, y)
+    lowrank = KSDA(**common, eigen_solver="lowrank").fit(X, y)
+    np.testing.assert_array_equal(subset.subclass_labels_, lowrank.subclass_labels_)
+    np.testing.assert_allclose(lowrank.eigenvalues_, subset.eigenvalues_, rtol=1e-8)
+    assert _max_angle(lowrank.dual_coef_, subset.dual_coef_) < 1e-6
+    K = rbf_kernel(X, gamma=GAMMA)
+    _, labels, counts = np.unique(subset.subclass_labels_, return_inverse=True, return_counts=True)
+    Z = np.eye(counts.size)[labels]
+    B = K @ K - (K @ Z / counts) @ (Z.T @ K) if scatter == "within" else K @ K - np.outer(
+        K.sum(1), K.sum(1)) / K.shape[0]  # fmt: skip
+    part = SubclassPartition(
+        labels, np.repeat(np.arange(lowrank.n_subclasses_.size), lowrank.n_subclasses_), counts
+    )
+    A = between_subclass_kernel_scatter(K, part)
+    w = np.sort(np.linalg.eigvals(np.linalg.solve(B + 1e-2 * np.eye(len(B)), A)).real)[::-1]
+    np.testing.assert_allclose(lowrank.eigenvalues_, w[: lowrank.eigenvalues_.size], rtol=1e-6)
 
 
 def test_ksda_with_one_subclass_per_class_is_kda():

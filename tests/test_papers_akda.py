@@ -638,34 +638,39 @@ def test_pca_keeps_lda_dimension_capped_by_the_features():
     assert akda._estimator("PCA", wide, reg=1e-3, seed=0, n_classes=26).n_components == 25
 
 
-def test_cross_validation_of_the_papers_kda_solves_with_the_subset_solver(monkeypatch):
-    """The search fits the paper's KDA (eigen_solver="full") with sygvx's C - 1 leading pairs:
-    the same eigenproblem, so the CV table equals the subset estimator's to round-off; only the
-    final, timed fit uses the full symmetric QR solve."""
-    from graphdr.methods import KDA
+@pytest.mark.parametrize("method", ["KDA", "KSDA"])
+def test_cross_validation_solves_the_kernel_gep_by_its_low_rank_factor(monkeypatch, method):
+    """The search fits the paper's KDA (eigen_solver="full") and KSDA with the Cholesky and thin
+    SVD of the numerator's factor ("lowrank"): the same eigenproblem, so the CV table equals the
+    one of sygvx's C - 1 leading pairs ("subset") to round-off; only the final, timed fit uses
+    the column's own solver."""
+    from graphdr.methods import KDA, KSDA
 
+    cls = {"KDA": KDA, "KSDA": KSDA}[method]
     X, y = _tiny()
     cv = {"folds": 2, "learn_fraction": 0.5, "gamma_factors": [0.5, 2.0], "reg": [1e-2, 1.0],
-          "C": [1.0]}  # fmt: skip
-    full = {"KDA": {"estimator": "KDA", "params": {"scatter": "within", "eigen_solver": "full"}}}
-    subset = {"KDA": {"estimator": "KDA", "params": {"scatter": "within"}}}
-    solvers, real_fit = [], KDA.fit
+          "C": [1.0], "n_subclasses": [2]}  # fmt: skip
+    params = {"scatter": "within", "eigen_solver": "full"} if method == "KDA" else {}
+    estimators = {method: {"estimator": method, "params": params}}
+    solvers, forced, real_fit = [], [], cls.fit
 
     def spy(self, *args, **kwargs):
         solvers.append(self.eigen_solver)
+        if forced:
+            self.eigen_solver = forced[0]
         return real_fit(self, *args, **kwargs)
 
-    monkeypatch.setattr(KDA, "fit", spy)
-    best, table = akda.cross_validate("KDA", X, y, cv=cv, reg=1e-3, seed=1, estimators=full)
-    assert solvers and set(solvers) == {"subset"}
+    monkeypatch.setattr(cls, "fit", spy)
+    best, table = akda.cross_validate(method, X, y, cv=cv, reg=1e-3, seed=1, estimators=estimators)
+    assert solvers and set(solvers) == {"lowrank"}
+    forced.append("subset")
     best_subset, table_subset = akda.cross_validate(
-        "KDA", X, y, cv=cv, reg=1e-3, seed=1, estimators=subset
+        method, X, y, cv=cv, reg=1e-3, seed=1, estimators=estimators
     )
     assert best == best_subset
     np.testing.assert_allclose(table["map"], table_subset["map"], atol=1e-9)
-    solvers.clear()
-    model = akda._estimator("KDA", best, reg=1e-3, seed=0, estimators=full)
-    assert model.eigen_solver == "full"  # what _final_fit builds and times
+    model = akda._estimator(method, best, reg=1e-3, seed=0, estimators=estimators)
+    assert model.eigen_solver == params.get("eigen_solver", "subset")  # what _final_fit times
 
 
 def test_short_fits_report_the_median_of_three_timings(monkeypatch):

@@ -169,17 +169,31 @@ def eigh_generalized_lowrank(
     if method == "regularized":
         scale = np.trace(B) / n if n else 0.0
         B.flat[:: n + 1] += reg * (scale if scale > 0 else 1.0)  # B is _symmetrize's copy
-        R = scipy.linalg.cholesky(B, lower=False, overwrite_a=True, check_finite=False)
-        H = scipy.linalg.solve_triangular(R, F, trans="T", check_finite=False)
-        P, s, _ = scipy.linalg.svd(H, full_matrices=False, lapack_driver="gesvd")
-        V = scipy.linalg.solve_triangular(R, P[:, :k], check_finite=False)
+        w, V = lowrank_pairs_cholesky(F, B, k)
     elif method == "range":
         T = _range_whitening(B, rtol, k)
         P, s, _ = scipy.linalg.svd(T.T @ F, full_matrices=False, lapack_driver="gesvd")
-        V = T @ P[:, :k]
+        w, V = s[:k] ** 2, T @ P[:, :k]
     else:
         raise ValueError(f"method must be 'regularized' or 'range', got {method!r}.")
-    return s[:k] ** 2, flip_signs(np.ascontiguousarray(V))
+    return w, flip_signs(np.ascontiguousarray(V))
+
+
+def lowrank_pairs_cholesky(F: np.ndarray, B: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` largest eigenpairs of ``F F^T v = w B v`` for ``B`` positive definite: ``w``
+    descending, ``V^T B V = I`` (LAPACK's convention for ``sygvx``), no sign rule.
+
+    ``B = R^T R`` (Cholesky, in place: ``B`` is overwritten), then the thin SVD
+    ``R^-T F = P S Q^T``: ``w = s^2``, ``V = R^-1 P``. ``n^3 / 3 + 2 n^2 m + n m^2`` flops for
+    ``F`` n x m, against ``~(1/3 + 1 + 4/3) n^3`` for ``sygvx`` on the dense ``F F^T``. Raises
+    ``numpy.linalg.LinAlgError`` when ``B`` is not positive definite. The core of
+    :func:`eigh_generalized_lowrank` and of the kernel discriminants' ``eigen_solver="lowrank"``.
+    """
+    R = scipy.linalg.cholesky(B, lower=False, overwrite_a=True, check_finite=False)
+    H = scipy.linalg.solve_triangular(R, F, trans="T", check_finite=False)
+    P, s, _ = scipy.linalg.svd(H, full_matrices=False, lapack_driver="gesvd")
+    V = scipy.linalg.solve_triangular(R, P[:, :k], check_finite=False)
+    return s[:k] ** 2, V
 
 
 def numerical_rank(S: np.ndarray, rtol: float = 1e-10) -> int:

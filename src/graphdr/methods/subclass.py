@@ -47,6 +47,7 @@ from graphdr.methods.discriminant import (
     DEFAULT_REG,
     KernelDiscriminantBase,
     center_kernel_inplace,
+    check_eigen_solver,
     class_mean_gram,
     class_mean_kernels,
     core_targets,
@@ -330,10 +331,25 @@ def between_subclass_kernel_scatter(K: np.ndarray, part: SubclassPartition) -> n
     the Laplacian of the pair weights ``p_u p_v [class(u) != class(v)]`` (eq. 13/17)."""
     n = K.shape[0]
     M = class_mean_kernels(K, part.labels, part.counts)
+    return n * ((M @ _pair_laplacian(part, n).astype(K.dtype)) @ M.T)
+
+
+def _pair_laplacian(part: SubclassPartition, n: int) -> np.ndarray:
+    """The H x H Laplacian of the pair weights ``p_u p_v [class(u) != class(v)]``."""
     p = part.counts / n
     A = np.outer(p, p) * (part.class_of[:, None] != part.class_of[None, :])
-    L = np.diag(A.sum(axis=1)) - A
-    return n * ((M @ L.astype(K.dtype)) @ M.T)
+    return np.diag(A.sum(axis=1)) - A
+
+
+def between_subclass_kernel_factor(K: np.ndarray, part: SubclassPartition) -> np.ndarray:
+    """``F`` (N x H) with ``F F^T`` the scatter of :func:`between_subclass_kernel_scatter`:
+    ``F = sqrt(N) M Q Lambda^{1/2}`` from the H x H Laplacian ``L = Q Lambda Q^T`` (positive
+    semi-definite; its round-off negatives clipped to 0), the numerator of
+    ``eigen_solver="lowrank"``."""
+    n = K.shape[0]
+    M = class_mean_kernels(K, part.labels, part.counts)
+    lam, Q = np.linalg.eigh(_pair_laplacian(part, n))
+    return M @ (Q * np.sqrt(n * np.clip(lam, 0.0, None))).astype(K.dtype)
 
 
 # --------------------------------------------------------------------------------------------
@@ -459,7 +475,9 @@ class KSDA(SubclassDiscriminantBase):
     (``clustering="kmeans"``, AKSDA's split, for like-for-like comparisons). You et al. also
     optimise the kernel and H by their own criteria; here both are parameters (cross-validation).
 
-    Parameters are those of :class:`AKSDA` plus ``scatter``; ``clustering`` defaults to "nn".
+    Parameters are those of :class:`AKSDA` plus ``scatter`` and ``eigen_solver`` (as
+    :class:`~graphdr.methods.discriminant.KDA`'s: ``"subset"``, the default, ``"full"`` or
+    ``"lowrank"``, with ``K_bs = F F^T``, ``F`` N x H); ``clustering`` defaults to "nn".
     ``eigenvalues_`` are the generalised eigenvalues (with ``scatter="total"`` they tend to the
     core-matrix eigenvalues of AKSDA as reg -> 0).
     """
@@ -479,6 +497,7 @@ class KSDA(SubclassDiscriminantBase):
         coef0=1.0,
         reg=DEFAULT_REG,
         scatter="total",
+        eigen_solver="subset",
         dtype="float64",
         random_state=None,
     ):
@@ -491,6 +510,7 @@ class KSDA(SubclassDiscriminantBase):
         self.coef0 = coef0
         self.reg = reg
         self.scatter = scatter
+        self.eigen_solver = eigen_solver
         self.dtype = dtype
         self.random_state = random_state
 
@@ -499,12 +519,18 @@ class KSDA(SubclassDiscriminantBase):
         self._early_checks(class_counts)
         if self.scatter not in ("gram", "total", "within"):
             raise ValueError(f"scatter must be 'gram', 'total' or 'within', got {self.scatter!r}.")
+        check_eigen_solver(self.eigen_solver)
         K = self._train_kernel(X)
         part, n_components = self._subclasses(X, K, y_enc, class_counts)
-        A = between_subclass_kernel_scatter(K, part)
+        numerator = (
+            between_subclass_kernel_factor
+            if self.eigen_solver == "lowrank"
+            else between_subclass_kernel_scatter
+        )
+        A = numerator(K, part)
         B = denominator_kernel_scatter(K, part.labels, part.counts, self.scatter)
         del K
-        w, V = solve_kernel_gep(A, B, n_components, self.reg)
+        w, V = solve_kernel_gep(A, B, n_components, self.reg, self.eigen_solver)
         self._set_centering(None)
         self._store(V, w)
         return self
