@@ -147,6 +147,13 @@ def test_average_precision_matches_sklearn_with_ties(seed):
     expected = [average_precision_score(y == c, scores[:, k]) for k, c in enumerate(classes)]
     np.testing.assert_allclose(ap, expected, rtol=1e-12)
     assert ev.mean_average_precision(y, scores, classes) == pytest.approx(np.mean(expected))
+    # ties enter together: the AP is the same bit for bit in any sample order (the sort need
+    # not be stable)
+    for _ in range(5):
+        perm = rng.permutation(y.size)
+        np.testing.assert_array_equal(
+            ev.average_precision_per_class(y[perm], scores[perm], classes), ap
+        )
 
 
 def test_average_precision_edge_cases():

@@ -27,9 +27,11 @@ def _average_precision(positive: np.ndarray, score: np.ndarray) -> float:
     """Non-interpolated AP = sum_t (R_t - R_{t-1}) P_t over the distinct score thresholds t.
 
     Samples with equal scores share one threshold (they enter the ranking together), which is
-    the convention of ``sklearn.metrics.average_precision_score``.
+    the convention of ``sklearn.metrics.average_precision_score``. The AP is therefore the same
+    bit for bit whatever order the sort leaves equal scores in (only the counts at the end of
+    each run of equal scores enter it): numpy's default sort, 4x faster than its stable one.
     """
-    order = np.argsort(score, kind="stable")[::-1]
+    order = np.argsort(score)[::-1]
     s, pos = score[order], positive[order]
     last_of_run = np.r_[np.flatnonzero(np.diff(s)), s.size - 1]
     tp = np.cumsum(pos)[last_of_run]

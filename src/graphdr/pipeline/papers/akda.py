@@ -355,8 +355,17 @@ def cross_validate(
     :func:`selection_edges` says when it did not). ``folds`` (:func:`cv_folds`) shares the folds
     and their distances between methods; by default they are built here. Subclass partitions
     are cached across the grid points that share a fold, width and H
-    (:func:`graphdr.methods.subclass.cached_partitions`: k-means does not depend on reg or C).
+    (:func:`graphdr.methods.subclass.cached_partitions`: k-means does not depend on reg or C),
+    and so are the eigendecompositions of a fold's centred kernel (GDA's, inside
+    :func:`graphdr.kernels.reuse_kernels`: the same matrix at every reg, bit for bit the same
+    result); the final, timed fits are outside that block. scikit-learn's finiteness scans of
+    the fold's kernels (``assume_finite``) are skipped: they are exponentials of finite
+    distances, and every score matrix is checked by :func:`average_precision_per_class`.
     """
+    from sklearn import config_context
+
+    from graphdr.kernels import reuse_kernels
+
     classes = np.unique(y)
     Cs = [float(c) for c in cv["C"]]
     if folds is None:
@@ -376,7 +385,11 @@ def cross_validate(
                     rows.append(point | {"C": C, "fold": fold, "map": float(ap.mean())})
 
     factors = [float(g) for g in cv.get("gamma_factors", [])]
-    with _partition_cache([method], estimators):
+    with (
+        _partition_cache([method], estimators),
+        reuse_kernels(),
+        config_context(assume_finite=True),
+    ):
         best, mean, keys = _search(run, method, cv, estimators, rows, factors)
     return best, mean
 
