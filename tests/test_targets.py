@@ -143,8 +143,13 @@ def test_the_long_jobs_inputs_start_first(checkout):
         expected[d] = max(expected.get(d, 0), resources["akda_group"]["priority"])
     qmi_by_dataset = resources["qmi_sweep"]["priority_by"]  # the longest sweeps first
     assert {"qmi_yeast", "qmi_segment"} <= set(qmi_by_dataset)
-    for d, priority in qmi_by_dataset.items():
-        expected[d] = max(expected.get(d, 0), priority)
+    studies = papers["qmi"]["studies"]
+    one_job = {name: s["datasets"] for name, s in studies.items() if s.get("one_job")}
+    assert set(one_job) & set(qmi_by_dataset)  # a one_job study keyed by its name: under test
+    for name, spec in studies.items():
+        for d in spec["datasets"]:
+            priority = qmi_by_dataset.get(name if name in one_job else d, 0)
+            expected[d] = max(expected.get(d, 0), priority)
     jobs = _job_headers(run(checkout, "-n", "ngeu", "akda", "dee", "qmi"))
     data_jobs = [j for j in jobs if j["rule"] in ("retrieve_dataset", "prepare_dataset")]
     seen = {j["wildcards"].removeprefix("dataset=") for j in data_jobs}
@@ -163,3 +168,7 @@ def test_the_long_jobs_inputs_start_first(checkout):
     for job in sweeps:
         dataset = dict(w.split("=") for w in job["wildcards"].split(", "))["dataset"]
         assert job["priority"] == qmi_by_dataset.get(dataset, 0), job
+    study_jobs = {j["rule"]: j["priority"] for j in jobs if j["rule"].startswith("qmi_sweep_")}
+    assert study_jobs == {
+        "qmi_sweep_" + re.sub(r"\W", "_", name): qmi_by_dataset.get(name, 0) for name in one_job
+    }

@@ -208,7 +208,8 @@ def resource(rule_name, key):
 def job_priority(rule_name, key=None):
     """The Snakemake priority of one job, from ``resources[rule_name]`` in the config:
     ``priority_by[key]`` for a job whose main wildcard is ``key`` (ngeu_select: the task;
-    qmi_sweep: the dataset), else ``priority``, else 0."""
+    qmi_sweep: the dataset, or the study for a one_job study), else ``priority``, else 0.
+    """
     spec = plan.resources_for(config, rule_name)
     return spec.get("priority_by", {}).get(key, spec.get("priority", 0))
 
@@ -225,29 +226,24 @@ def _dataset_priorities():
     jobs, and the longest job (NGEU's MNIST grid) started 71 minutes into the full run.
     (Kept here, not in graphdr.pipeline.plan, for the reason the output roots are.)"""
     papers = config.get("papers", {})
+    ngeu_tasks = papers.get("ngeu", {}).get("tasks", {})
+    dee_recognition = papers.get("dee", {}).get("recognition", {})
+    qmi_studies = papers.get("qmi", {}).get("studies", {})
+    readers = [  # (rule, a dataset it reads, the key of its job in priority_by)
+        *(("ngeu_select", spec["dataset"], task) for task, spec in ngeu_tasks.items()),
+        *(("akda_group", d, d) for d in papers.get("akda", {}).get("datasets", [])),
+        *(("dee_recognition_run", d, d) for d in dee_recognition.get("datasets", [])),
+        *(  # per dataset, or per study for a one_job study
+            ("qmi_sweep", d, name if spec.get("one_job") else d)
+            for name, spec in qmi_studies.items()
+            for d in spec["datasets"]
+        ),
+    ]
     priorities = {}
-    for task, spec in papers.get("ngeu", {}).get("tasks", {}).items():  # per task
-        priority = job_priority("ngeu_select", task)
+    for rule_name, dataset, key in readers:
+        priority = max(priorities.get(dataset, 0), job_priority(rule_name, key))
         if priority:
-            priorities[spec["dataset"]] = max(
-                priorities.get(spec["dataset"], 0), priority
-            )
-    readers = {
-        "akda_group": papers.get("akda", {}).get("datasets", []),
-        "dee_recognition_run": papers.get("dee", {})
-        .get("recognition", {})
-        .get("datasets", []),
-        "qmi_sweep": [  # per dataset (priority_by): the longest sweeps
-            d
-            for s in papers.get("qmi", {}).get("studies", {}).values()
-            for d in s["datasets"]
-        ],
-    }
-    for rule_name, datasets in readers.items():
-        for dataset in datasets:
-            priority = max(priorities.get(dataset, 0), job_priority(rule_name, dataset))
-            if priority:
-                priorities[dataset] = priority
+            priorities[dataset] = priority
     return priorities
 
 

@@ -35,7 +35,8 @@ rule qmi_sweep:
 
 # A study with `one_job: true` sweeps all its datasets in one job (rule qmi_sweep_<study>):
 # the same files as rule qmi_sweep's, the same computation, one Python start-up (about 2.5
-# CPU-s, a third of a short sensitivity study's CPU) instead of one per dataset.
+# CPU-s, a third of a short sensitivity study's CPU) instead of one per dataset. Its priority
+# is qmi_sweep's `priority_by` of the study's name (a long study's one job starts early).
 for _study in QMI_ONE_JOB_STUDIES:
 
     rule:
@@ -55,6 +56,7 @@ for _study in QMI_ONE_JOB_STUDIES:
             logs(f"qmi_sweep/{_study}.log"),
         benchmark:
             results(f"benchmarks/qmi_sweep/{_study}.tsv")
+        priority: job_priority("qmi_sweep", _study)
         conda:
             "../../envs/compute.yaml"
         threads: resource("qmi_sweep", "threads")
