@@ -38,8 +38,10 @@ from threadpoolctl import threadpool_limits
 
 from benchmarks._util import compare_best, peak_memory, row, timeit_best
 from graphdr._numba import numba
+from graphdr.evaluation.splits import stratified_split
 from graphdr.expected_kernels import expected_kernel
 from graphdr.kernels import pairwise_kernel
+from graphdr.pipeline.runtime import count_eigendecompositions
 from graphdr.uncertainty import NearestNeighborUncertainty
 
 N_FEATURES = 256
@@ -80,7 +82,7 @@ def _grid_problem(n: int):
     rng = np.random.default_rng(2)
     y = np.arange(n) % 10
     X = rng.standard_normal((n, 64)) + 1.5 * rng.standard_normal((10, 64))[y]
-    fold = ngeu.split_indices(y, {"kind": "stratified", "train": n // 2, "val": n // 4})[0]
+    fold = stratified_split(y, {"train": n // 2, "val": n // 4, "test": None}, random_state=0)
     nn = {"nn0": ngeu.estimate_nn_sq_distances(X[fold["train"]], y[fold["train"]])["nn"]}
     method = {"estimator": "KDA_NGEU", "label": "KDA-NGEU", "uncertainty": "nn"}
     grid = {
@@ -110,7 +112,7 @@ def _grid_rows(n: int) -> list[dict]:
             for d in dims if per_cell else (dims[-1],):
                 ngeu.fit_grid_point(method, point, X[tr], y[tr], point["beta"] ** 2 * nn["nn0"], d)
 
-    with ngeu.count_eigendecompositions() as counter:
+    with count_eigendecompositions() as counter:
         fits(True)
     t = compare_best({"nested": lambda: fits(False), "refit": lambda: fits(True)}, repeat=3)
     case = f"Table I grid, KDA-NGEU, N_train={tr.size} D=64 C=10"
@@ -190,7 +192,7 @@ def _reuse_rows(n: int) -> list[dict]:
     rng = np.random.default_rng(3)
     y = np.arange(n) % 10
     X = rng.standard_normal((n, 784)) + 0.5 * rng.standard_normal((10, 784))[y]
-    fold = ngeu.split_indices(y, {"kind": "stratified", "train": n // 2, "val": n // 4})[0]
+    fold = stratified_split(y, {"train": n // 2, "val": n // 4, "test": None}, random_state=0)
     nn = {"nn0": ngeu.estimate_nn_sq_distances(X[fold["train"]], y[fold["train"]])["nn"]}
     grid = {"kernels": ["linear", "rbf"], "gamma_scale": [1.0], "coef0": 1.0,
             "beta": [0.03, 0.1], "dims": [5, 10, 20]}  # fmt: skip
