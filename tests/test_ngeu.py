@@ -144,6 +144,32 @@ def test_symmetric_rbf_blocks_cover_every_entry(n, parallel, monkeypatch):
     np.testing.assert_allclose(Kd, K, rtol=1e-12)  # diagonal-covariance loop, same values
 
 
+@pytest.mark.parametrize("scale", [1e-2, 1e5, 1e7])
+def test_diagonal_rbf_when_the_determinant_overflows(scale):
+    """The diagonal-covariance loop takes ``sum_k log a_k`` as the log of the product of the
+    ``a_k`` (one logarithm per pair); where that product overflows float64 (here ``a_k`` about
+    ``2 gamma scale``, 64 features: the product passes 1e308 from ``scale = 1e5`` up) each pair
+    falls back to the sum of the logarithms. Both paths against ``np.log`` summed per pair."""
+    rng = np.random.default_rng(5)
+    d, gamma = 64, 0.5
+    X, Y = rng.normal(size=(9, d)), rng.normal(size=(4, d))
+    SX, SY = rng.uniform(0.5, 1.5, (9, d)) * scale, rng.uniform(0.5, 1.5, (4, d)) * scale
+
+    def reference(A, B, SA, SB):
+        a = 1.0 + 2.0 * gamma * (SA[:, None, :] + SB[None, :, :])
+        diff = A[:, None, :] - B[None, :, :]
+        return np.exp(-0.5 * np.log(a).sum(-1) - gamma * (diff**2 / a).sum(-1))
+
+    R = reference(X, X, SX, SX)
+    np.fill_diagonal(R, 1.0)
+    assert np.prod(1.0 + 2.0 * gamma * (SX[0] + SX[1])) == np.inf or scale < 1e5
+    assert R.min() > 0.0  # no underflow: the test sees the value, not a zero
+    K = expected_kernel(X, x_variance=SX, gamma=gamma)
+    np.testing.assert_allclose(K, R, rtol=1e-12)
+    Kt = expected_kernel(X, Y, x_variance=SX, y_variance=SY, gamma=gamma)
+    np.testing.assert_allclose(Kt, reference(X, Y, SX, SY), rtol=1e-12)
+
+
 def test_log_matches_numpy():
     from graphdr._numba import njit
 

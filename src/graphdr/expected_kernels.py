@@ -26,8 +26,9 @@ matrix (``Y`` given) never has this case: a new point is a different random vari
 Cost. Isotropic variances: one GEMM (the floor of any kernel matrix) and one fused, in-place
 numba pass, exactly like :func:`graphdr.kernels.pairwise_kernel` (peak memory one N x M array).
 Diagonal covariances: rbf needs ``d^T (S_i + S_j + s^2 I)^(-1) d`` for every pair, which no GEMM
-produces, so it is a direct O(N M D) numba loop (a logarithm and two divisions per pair and
-feature; symmetric matrices compute one triangle); poly-2 takes three GEMMs of inner dimension D
+produces, so it is a direct O(N M D) numba loop (a product and a division per pair and feature,
+one logarithm per pair; symmetric matrices compute one triangle). No exact GEMM form exists, so
+it costs about 16x our RBF kernel at D = 256 (docs/benchmarks.md); poly-2 takes three GEMMs of inner dimension D
 and three N x M arrays.
 """
 
@@ -130,7 +131,7 @@ def _rbf_iso_entry(g, xn, yn, xv, yv, gamma, half_dim):
     return exp_nonpositive(-half_dim * _log_ge1(a) - gamma * d / a)
 
 
-@njit(parallel=True)
+@njit(parallel=True, fastmath={"contract"})  # the entries of _rbf_iso_row
 def _expected_rbf_iso_rect(G, x_norms, y_norms, x_var, y_var, gamma, half_dim):
     """In place: ``G_ij <- E k(x_i, y_j)`` from the Gram matrix ``G = X Y^T`` (isotropic)."""
     n, m = G.shape
@@ -146,7 +147,10 @@ def _expected_rbf_iso_rect(G, x_norms, y_norms, x_var, y_var, gamma, half_dim):
 _TILE = 64
 
 
-@njit(error_model="numpy")  # no ZeroDivisionError branch: the loop vectorises
+# error_model="numpy": no ZeroDivisionError branch, so the loop vectorises; "contract" (fused
+# multiply-adds, no other fast-math licence) as in graphdr.kernels._rbf_from_gram: the pass
+# costs 1.8x less (docs/benchmarks.md)
+@njit(error_model="numpy", fastmath={"contract"})
 def _rbf_iso_row(g, norms, var, xn, xv, gamma, half_dim):
     """In place on a contiguous piece ``g`` of a row of the Gram matrix (its own function: a
     1-D contiguous loop, which LLVM vectorises)."""
@@ -216,22 +220,38 @@ def _expected_poly2_diag(G, C, A, Bt, gamma, coef0):
             G[i, j] = t * t + g2 * (C[i, j] + (A[i, j] + Bt[j, i]))
 
 
+#: the largest product of the ``a_k`` whose logarithm ``_log_ge1`` takes (below float64's max)
+_DET_MAX = 1.7e308
+
+
 @njit(inline="always")
 def _rbf_diag_pair(X, Y, SX, SY, i, j, gamma):
     """``-1/2 sum_k log a_k - gamma sum_k (x_ik - y_jk)^2 / a_k``, ``a_k = 1 + 2 gamma
-    (s_ik + s'_jk)``: the log of the expected RBF kernel for diagonal covariances."""
+    (s_ik + s'_jk)``: the log of the expected RBF kernel for diagonal covariances.
+
+    ``sum_k log a_k`` is taken as the logarithm of the product of the ``a_k`` (one logarithm
+    per pair instead of one per feature: 3.5x faster, docs/benchmarks.md); all ``a_k >= 1``, so
+    the product cannot underflow, and if it overflows (mean ``log2 a_k`` above ``1024 / D``)
+    the pair falls back to the sum of the logarithms.
+    """
     two_gamma = 2.0 * gamma
-    log_det = 0.0
+    det = 1.0
     quad = 0.0
     for k in range(X.shape[1]):
         a = 1.0 + two_gamma * (SX[i, k] + SY[j, k])
         diff = X[i, k] - Y[j, k]
-        log_det += _log_ge1(a)
+        det *= a
         quad += diff * diff / a
+    if det <= _DET_MAX:
+        log_det = _log_ge1(det)
+    else:
+        log_det = 0.0
+        for k in range(X.shape[1]):
+            log_det += _log_ge1(1.0 + two_gamma * (SX[i, k] + SY[j, k]))
     return -0.5 * log_det - gamma * quad
 
 
-@njit(parallel=True, fastmath={"reassoc"})
+@njit(parallel=True, fastmath={"reassoc", "contract"})
 def _expected_rbf_diag_rect(X, Y, SX, SY, gamma, out):
     """``out_ij = E k(x_i, y_j)``, diagonal covariances, every pair (O(n m D))."""
     n, m = out.shape
@@ -250,7 +270,7 @@ def _rbf_diag_row(X, S, gamma, out, i):
         out[j, i] = v
 
 
-@njit(parallel=True, fastmath={"reassoc"})
+@njit(parallel=True, fastmath={"reassoc", "contract"})
 def _expected_rbf_diag_sym(X, S, gamma, out):
     """The symmetric training matrix, one triangle: rows ``t`` and ``n-1-t`` form one task, so
     the threads get equal work."""
