@@ -1,10 +1,11 @@
-"""DCV and MMPA (baselines of paper 003) against independent references."""
+"""DCV, MMPA and LFDA (baselines of paper 003) against independent references."""
 
 import numpy as np
 import pytest
 import scipy.linalg
 
 from graphdr.methods.common_vectors import DCV
+from graphdr.methods.local_fisher import LFDA, lfda_weights, local_scaling_affinity
 from graphdr.methods.patch_alignment import MMPA, min_max_patch_weights
 
 
@@ -162,6 +163,131 @@ def test_mmpa_separates_classes_and_checks_bounds():
         MMPA(n_components=12).fit(Xs, ys)
     with pytest.raises(ValueError, match="n_between"):
         MMPA(n_between=0).fit(X, y)
+
+
+# --------------------------------------------------------------------------------------------
+# LFDA
+# --------------------------------------------------------------------------------------------
+
+
+def _pair_scatter(X, W):
+    """``1/2 sum_ij W_ij (x_i - x_j)(x_i - x_j)^T``, pair by pair (the JMLR definition)."""
+    S = np.zeros((X.shape[1], X.shape[1]))
+    for i in range(X.shape[0]):
+        for j in range(X.shape[0]):
+            diff = X[i] - X[j]
+            S += 0.5 * W[i, j] * np.outer(diff, diff)
+    return S
+
+
+def _lfda_reference(X, y, k, reg, ridge_dim):
+    """LFDA from the JMLR paper, loop by loop, in the feature space: per-pair affinities with
+    the local scale of each sample's k-th nearest same-class neighbour, the two local scatters,
+    scipy's ``eigh(S_lb, S_lw + ridge)`` and the weighted eigenvectors."""
+    n = y.size
+    D2 = ((X[:, None] - X[None]) ** 2).sum(-1)
+    sigma = np.empty(n)
+    for i in range(n):
+        within = sorted(D2[i, j] for j in range(n) if y[j] == y[i] and j != i)
+        sigma[i] = np.sqrt(within[min(k, len(within)) - 1])
+    Ww, Wb = np.zeros((n, n)), np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            if y[i] == y[j]:
+                a = np.exp(-D2[i, j] / (sigma[i] * sigma[j]))
+                nc = np.sum(y == y[i])
+                Ww[i, j], Wb[i, j] = a / nc, a * (1 / n - 1 / nc)
+            else:
+                Wb[i, j] = 1 / n
+    Sw, Sb = _pair_scatter(X, Ww), _pair_scatter(X, Wb)
+    Sw_reg = Sw + reg * np.trace(Sw) / ridge_dim * np.eye(X.shape[1])
+    w, V = scipy.linalg.eigh(Sb, Sw_reg)
+    return w[::-1], V[:, ::-1] * np.sqrt(np.clip(w[::-1], 0, None))
+
+
+def _same_columns_up_to_sign(A, B, atol):
+    signs = np.sign(np.sum(A * B, axis=0))
+    np.testing.assert_allclose(A, B * signs, atol=atol * np.abs(B).max())
+
+
+def test_lfda_with_unit_affinity_is_fisher():
+    """Sugiyama's remark: with every affinity 1 the local scatters are Fisher's within- and
+    between-class scatters (textbook formulas from the class means)."""
+    X, y = faces_like(n_per=6, n_classes=4, n_features=5, seed=4)
+    Ww, Wb = lfda_weights(np.ones((y.size, y.size)), y)
+    mu = X.mean(0)
+    Sw = sum((X[y == c] - X[y == c].mean(0)).T @ (X[y == c] - X[y == c].mean(0)) for c in range(4))
+    Sb = sum(
+        np.sum(y == c) * np.outer(X[y == c].mean(0) - mu, X[y == c].mean(0) - mu) for c in range(4)
+    )
+    np.testing.assert_allclose(_pair_scatter(X, Ww), Sw, atol=1e-10)
+    np.testing.assert_allclose(_pair_scatter(X, Wb), Sb, atol=1e-10)
+
+
+@pytest.mark.parametrize("k", [1, 3, 7])
+def test_lfda_matches_the_loop_reference(k):
+    """D < N: the fitted eigenvalues and weighted directions equal the feature-space reference
+    (classes of 6: k = 7 takes each class's farthest sample as the scale)."""
+    X, y = faces_like(n_per=6, n_classes=4, n_features=5, seed=5)
+    est = LFDA(n_components=3, n_neighbors=k, reg=1e-6).fit(X, y)
+    w, T = _lfda_reference(X - X.mean(0), y, k, 1e-6, ridge_dim=5)
+    np.testing.assert_allclose(est.eigenvalues_, w[:3], rtol=1e-8)
+    _same_columns_up_to_sign(est.components_.T, T[:, :3], atol=1e-7)
+
+
+def test_lfda_in_the_span_equals_the_feature_space_solution():
+    """D > N (raw pixels): solving in the span of the centred data gives the feature-space
+    solution whose ridge is the same multiple of I (directions outside the span have ratio 0)."""
+    X, y = faces_like(n_per=4, n_classes=5, n_features=40, seed=6)
+    est = LFDA(n_components=4, reg=1e-3).fit(X, y)
+    w, T = _lfda_reference(X - X.mean(0), y, 7, 1e-3, ridge_dim=y.size - 1)
+    np.testing.assert_allclose(est.eigenvalues_, w[:4], rtol=1e-7)
+    _same_columns_up_to_sign(est.components_.T, T[:, :4], atol=1e-6)
+    Q = LFDA(n_components=4, metric="orthonormalized", reg=1e-3).fit(X, y).components_
+    np.testing.assert_allclose(Q @ Q.T, np.eye(4), atol=1e-10)
+    np.testing.assert_allclose(projector(Q.T), projector(est.components_.T), atol=1e-8)
+
+
+def test_lfda_keeps_the_modes_of_a_multimodal_class():
+    """Sugiyama's motivating case: class 0 in two clusters on either side of class 1 along the
+    first axis, a small class offset along the second. Fisher's criterion sees equal class means
+    on axis 0 and picks axis 1; LFDA, which does not pull the two far clusters of class 0
+    together, keeps axis 0, along which the classes do not overlap."""
+    rng = np.random.default_rng(7)
+    c0 = np.vstack([rng.normal([-4, 0], 0.3, (40, 2)), rng.normal([4, 0], 0.3, (40, 2))])
+    c1 = rng.normal([0, 0.6], 0.3, (80, 2))
+    X, y = np.vstack([c0, c1]), np.repeat([0, 1], 80)
+    direction = LFDA(n_components=1).fit(X, y).components_[0]
+    assert abs(direction[0]) / np.linalg.norm(direction) > 0.99
+    Ww, Wb = lfda_weights(np.ones((160, 160)), y)  # Fisher (unit affinities)
+    Sw, Sb = _pair_scatter(X, Ww), _pair_scatter(X, Wb)
+    fisher = scipy.linalg.eigh(Sb, Sw)[1][:, -1]
+    assert abs(fisher[1]) / np.linalg.norm(fisher) > 0.99
+
+
+def test_lfda_affinity_ignores_duplicates_and_other_classes():
+    X = np.array([[0.0, 0], [0, 0], [1, 0], [5, 5], [6, 5]])
+    y = np.array([0, 0, 0, 1, 1])
+    D2 = ((X[:, None] - X[None]) ** 2).sum(-1)
+    A = local_scaling_affinity(D2, y, n_neighbors=1)
+    assert A[0, 1] == 0.0 and A[0, 0] == 0.0  # sigma = 0 for the duplicated pair
+    assert np.all(A[:3, 3:] == 0) and np.all(A[3:, :3] == 0)
+    np.testing.assert_allclose(A[3, 4], np.exp(-1.0))  # sigma = 1 for both
+
+
+def test_lfda_checks_its_parameters():
+    X, y = faces_like(n_per=5, n_features=8)
+    for params, message in (
+        ({"n_neighbors": 0}, "n_neighbors must be a positive integer"),
+        ({"metric": "cosine"}, "metric must be one of"),
+        ({"reg": 0.0}, "local within-class scatter is singular"),
+        ({"n_components": 9}, "n_components=9 is larger than n_features = 8"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            LFDA(**params).fit(X, y)
+    Xs, ys = faces_like(n_per=2, n_features=20)  # 10 samples: rank 9
+    with pytest.raises(ValueError, match="rank of the centred training data = 9"):
+        LFDA(n_components=12).fit(Xs, ys)
 
 
 # --------------------------------------------------------------------------------------------

@@ -17,8 +17,8 @@ Per-estimator expectations (measured, and why):
   on an N x N kernel matrix see a doubled kernel, so the duplicate equals the original with the
   ridge doubled (AKDA, AKSDA, GDA, SRKDA, GSDA, FastSDA: ``(2K + reg I)`` is ``2 (K + reg/2 I)``) or
   quadrupled (KDA: its denominator is ``K K``); this is tested. Not invariant, by
-  construction: k-nearest-neighbour graphs (MFA, LPP, KMFA, KLPP, MMPA, KSDA's split: a copy is
-  a nearest neighbour), the uncertainty methods (GEU/NGEU: the expected scatters weight the
+  construction: k-nearest-neighbour graphs (MFA, LPP, KMFA, KLPP, MMPA, LFDA's local scales,
+  KSDA's split: a copy is a nearest neighbour), the uncertainty methods (GEU/NGEU: the expected scatters weight the
   variances by ``1 - 1/N_c``, which duplication changes) and RSLDA (its l2,1 penalty is not a
   sum over samples, the other terms are).
 * scale (x 1e3, x 1e-3) and translation (+ 1e3, + 1e8): every estimator (supervised or not)

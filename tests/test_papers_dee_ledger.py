@@ -194,7 +194,7 @@ def full_shape_frame(tmp_path_factory):
                 recognition.append(("primary", d, m, path))
     embeddings = []
     for d in DATASETS:
-        for m in ("DEE", "DSNE", "EE", "t-SNE"):
+        for m in ("DEE", "DSNE", "EE", "t-SNE", "DCV", "LFDA", "MMPA"):
             path = root / f"{d}_{m}.npz"
             y = np.repeat(np.arange(3), 10)
             Z = rng.normal(size=(30, 2)) + rng.uniform(0, 4) * np.c_[y, y]

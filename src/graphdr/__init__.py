@@ -56,6 +56,7 @@ _ESTIMATOR_NAMES = (
     "DSNE",
     "DCV",
     "MMPA",
+    "LFDA",
 )
 
 __all__ = [*_ESTIMATOR_NAMES, "__version__"]

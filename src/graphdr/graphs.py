@@ -183,6 +183,14 @@ class DiagonalOperator(GraphOperator):
         return (Q + Q.T) * 0.5
 
 
+def dense_laplacian_quadratic(Z: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """``Z^T (D - W) Z`` for a dense symmetric weight matrix ``W`` (``D = diag(W 1)``), exactly
+    symmetric: ``1/2 sum_ij W_ij (z_i - z_j)(z_i - z_j)^T``, the scatter of the pairwise
+    criteria of MMPA and LFDA (diagonal weights cancel)."""
+    S = (Z * W.sum(axis=1)[:, None]).T @ Z - Z.T @ (W @ Z)
+    return (S + S.T) * 0.5
+
+
 class GraphPair(NamedTuple):
     """What every graph builder returns."""
 

@@ -21,6 +21,7 @@ from graphdr.methods.graph_embedding import (
     KernelGraphEmbedding,
 )
 from graphdr.methods.kernel_fisher import CKFD, FusionDistanceClassifier
+from graphdr.methods.local_fisher import LFDA
 from graphdr.methods.patch_alignment import MMPA
 from graphdr.methods.qmi import KQMI, LQMI
 from graphdr.methods.robust_pca import TRPCA
@@ -82,12 +83,13 @@ ALL_ESTIMATORS = [
     KSDA,
     GSDA,
     # elastic embedding (elastic); discriminative common vectors (common_vectors), min-max
-    # patch alignment (patch_alignment)
+    # patch alignment (patch_alignment), local Fisher discriminant analysis (local_fisher)
     DEE,
     EE,
     DSNE,
     DCV,
     MMPA,
+    LFDA,
 ]
 
 __all__ = [
@@ -132,4 +134,5 @@ __all__ = [
     "DSNE",
     "DCV",
     "MMPA",
+    "LFDA",
 ]

@@ -48,6 +48,17 @@ class LinearSpectralBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
         check_n_classes(codes, method=method)
         return X, codes
 
+    def _components_in_span(self, rank: int, method: str) -> int:
+        """``n_components`` (None: ``rank``), at most the rank of the centred training data."""
+        if self.n_components is None:
+            return rank
+        if self.n_components > rank:
+            raise ValueError(
+                f"n_components={self.n_components} is larger than the rank of the centred "
+                f"training data = {rank}: {method}'s directions live in the span of the data."
+            )
+        return int(self.n_components)
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True

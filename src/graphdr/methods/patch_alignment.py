@@ -14,6 +14,7 @@ import numbers
 import numpy as np
 
 from graphdr._validation import check_n_components
+from graphdr.graphs import dense_laplacian_quadratic
 from graphdr.kernels import squared_distances
 from graphdr.methods.common_vectors import LinearSpectralBase
 from graphdr.methods.graph_embedding import data_span
@@ -55,12 +56,6 @@ def min_max_patch_weights(D2, codes, n_within, n_between, t_within, t_between):
         keep = other[rows, order]
         Ab[rows, order] = np.where(keep, _heat(D2[rows, order], t_between), 0.0)
     return Aw + Aw.T, Ab + Ab.T
-
-
-def _laplacian_quadratic(Z: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """``Z^T (D - W) Z`` (exactly symmetric)."""
-    S = (Z * W.sum(axis=1)[:, None]).T @ Z - Z.T @ (W @ Z)
-    return (S + S.T) * 0.5
 
 
 class MMPA(LinearSpectralBase):
@@ -129,9 +124,9 @@ class MMPA(LinearSpectralBase):
         self.mean_ = X.mean(axis=0)
         # the GE family's data span (one Gram eigendecomposition; s^2 > DEFAULT_TOL s_max^2)
         Z, basis = data_span(X - self.mean_)
-        d = self._n_components(Z.shape[1])
+        d = self._components_in_span(Z.shape[1], "MMPA")
         Ww, Wb = self._patches(Z, codes)
-        S_w, S_b = _laplacian_quadratic(Z, Ww), _laplacian_quadratic(Z, Wb)
+        S_w, S_b = dense_laplacian_quadratic(Z, Ww), dense_laplacian_quadratic(Z, Wb)
         self.eigenvalues_, V = eigh_generalized(S_b, S_w, d, largest=True, reg=self.reg)
         A = basis @ V
         A /= np.linalg.norm(A, axis=0)
@@ -150,16 +145,6 @@ class MMPA(LinearSpectralBase):
             raise ValueError(f"n_between must be a positive integer, got {self.n_between!r}.")
         if not _positive(self.reg):
             raise ValueError(f"reg must be a positive number, got {self.reg!r}.")
-
-    def _n_components(self, rank):
-        if self.n_components is None:
-            return rank
-        if self.n_components > rank:
-            raise ValueError(
-                f"n_components={self.n_components} is larger than the rank of the centred "
-                f"training data = {rank}: MMPA's directions live in the span of the data."
-            )
-        return int(self.n_components)
 
     def _patches(self, Z, codes):
         D2 = squared_distances(Z)

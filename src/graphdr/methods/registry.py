@@ -55,6 +55,7 @@ ESTIMATOR_MODULES = {
     "DSNE": "graphdr.methods.elastic",
     "DCV": "graphdr.methods.common_vectors",
     "MMPA": "graphdr.methods.patch_alignment",
+    "LFDA": "graphdr.methods.local_fisher",
     "FusionDistanceClassifier": "graphdr.methods.kernel_fisher",
 }
 
