@@ -6,7 +6,8 @@
   space of the within-class scatter), :func:`smallest_scatter_common_vectors` a sensitivity
   variant on the smallest-scatter directions.
 * :class:`LinearSpectralBase` — the linear projection ``(X - mean_) @ components_.T`` and the
-  supervised input checks and tags, shared with MMPA (:mod:`graphdr.methods.patch_alignment`).
+  supervised input checks and tags, shared with MMPA (:mod:`graphdr.methods.patch_alignment`)
+  and LFDA (:mod:`graphdr.methods.local_fisher`), which also share its span set-up.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from graphdr._validation import check_n_classes, check_n_components
+from graphdr.methods.graph_embedding import data_span
 from graphdr.solvers import flip_signs
 
 __all__ = ["DCV", "LinearSpectralBase", "common_vectors"]
@@ -47,6 +49,22 @@ class LinearSpectralBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Base
         codes = codes.ravel()
         check_n_classes(codes, method=method)
         return X, codes
+
+    def _fit_span(self, X, y, method: str):
+        """The shared start of MMPA's and LFDA's ``fit``: checked ``X`` and label codes, the
+        ``n_components`` bounds, ``mean_``, and the centred data's coordinates ``Z`` in an
+        orthonormal ``basis`` of their span (the GE family's one Gram eigendecomposition).
+        Returns ``(Z, basis, codes, d)``."""
+        X, codes = self._validate_xy(X, y, method)
+        check_n_components(
+            self.n_components,
+            X.shape[1],
+            bound_name="n_features",
+            reason=f"{method} is a linear projection, with at most one direction per feature",
+        )
+        self.mean_ = X.mean(axis=0)
+        Z, basis = data_span(X - self.mean_)
+        return Z, basis, codes, self._components_in_span(Z.shape[1], method)
 
     def _components_in_span(self, rank: int, method: str) -> int:
         """``n_components`` (None: ``rank``), at most the rank of the centred training data."""

@@ -21,11 +21,9 @@ import numbers
 
 import numpy as np
 
-from graphdr._validation import check_n_components
 from graphdr.graphs import dense_laplacian_quadratic
 from graphdr.kernels import squared_distances
 from graphdr.methods.common_vectors import LinearSpectralBase
-from graphdr.methods.graph_embedding import data_span
 from graphdr.solvers import eigh_generalized, flip_signs
 
 __all__ = ["LFDA", "lfda_weights", "local_scaling_affinity"]
@@ -114,16 +112,7 @@ class LFDA(LinearSpectralBase):
     def fit(self, X, y):
         """Fit on labelled data ``X`` (N x D), ``y`` (N,)."""
         self._check_params()
-        X, codes = self._validate_xy(X, y, "LFDA")
-        check_n_components(
-            self.n_components,
-            X.shape[1],
-            bound_name="n_features",
-            reason="LFDA is a linear projection, with at most one direction per feature",
-        )
-        self.mean_ = X.mean(axis=0)
-        Z, basis = data_span(X - self.mean_)
-        d = self._components_in_span(Z.shape[1], "LFDA")
+        Z, basis, codes, d = self._fit_span(X, y, "LFDA")
         A = local_scaling_affinity(squared_distances(Z), codes, self.n_neighbors)
         Ww, Wb = lfda_weights(A, codes)
         S_lw, S_lb = dense_laplacian_quadratic(Z, Ww), dense_laplacian_quadratic(Z, Wb)

@@ -13,11 +13,9 @@ import numbers
 
 import numpy as np
 
-from graphdr._validation import check_n_components
 from graphdr.graphs import dense_laplacian_quadratic
 from graphdr.kernels import squared_distances
 from graphdr.methods.common_vectors import LinearSpectralBase
-from graphdr.methods.graph_embedding import data_span
 from graphdr.solvers import eigh_generalized, flip_signs
 
 __all__ = ["MMPA", "min_max_patch_weights"]
@@ -114,17 +112,7 @@ class MMPA(LinearSpectralBase):
     def fit(self, X, y):
         """Fit on labelled data ``X`` (N x D), ``y`` (N,)."""
         self._check_params()
-        X, codes = self._validate_xy(X, y, "MMPA")
-        check_n_components(
-            self.n_components,
-            X.shape[1],
-            bound_name="n_features",
-            reason="MMPA is a linear projection, with at most one direction per feature",
-        )
-        self.mean_ = X.mean(axis=0)
-        # the GE family's data span (one Gram eigendecomposition; s^2 > DEFAULT_TOL s_max^2)
-        Z, basis = data_span(X - self.mean_)
-        d = self._components_in_span(Z.shape[1], "MMPA")
+        Z, basis, codes, d = self._fit_span(X, y, "MMPA")
         Ww, Wb = self._patches(Z, codes)
         S_w, S_b = dense_laplacian_quadratic(Z, Ww), dense_laplacian_quadratic(Z, Wb)
         self.eigenvalues_, V = eigh_generalized(S_b, S_w, d, largest=True, reg=self.reg)
