@@ -28,8 +28,8 @@ numba pass, exactly like :func:`graphdr.kernels.pairwise_kernel` (peak memory on
 Diagonal covariances: rbf needs ``d^T (S_i + S_j + s^2 I)^(-1) d`` for every pair, which no GEMM
 produces, so it is a direct O(N M D) numba loop (a product and a division per pair and feature,
 one logarithm per pair; symmetric matrices compute one triangle). No exact GEMM form exists, so
-it costs about 16x our RBF kernel at D = 256 (docs/benchmarks.md); poly-2 takes three GEMMs of inner dimension D
-and three N x M arrays.
+it costs about 12x our RBF kernel at D = 256 (docs/benchmarks.md); poly-2 takes three GEMMs of
+inner dimension D and three N x M arrays.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ import numbers
 
 import numpy as np
 
+from graphdr._validation import check_positive_real
 from graphdr.graphs import dense_laplacian_quadratic
 from graphdr.kernels import squared_distances
 from graphdr.methods.common_vectors import LinearSpectralBase
@@ -133,11 +134,10 @@ class LFDA(LinearSpectralBase):
             raise ValueError(f"n_neighbors must be a positive integer, got {k!r}.")
         if self.metric not in LFDA_METRICS:
             raise ValueError(f"metric must be one of {LFDA_METRICS}, got {self.metric!r}.")
-        r = self.reg
-        if not (isinstance(r, numbers.Real) and not isinstance(r, bool) and np.isfinite(r)):
-            raise ValueError(f"reg must be a positive number, got {r!r}.")
-        if r <= 0:
+        try:
+            check_positive_real("reg", self.reg)
+        except ValueError as err:
             raise ValueError(
-                f"reg must be a positive number, got {r!r}: with fewer samples than features the "
-                "local within-class scatter is singular."
-            )
+                f"{err} With fewer samples than features the local within-class scatter is "
+                "singular: the ridge is what makes the problem solvable."
+            ) from None
