@@ -6,6 +6,7 @@ hand-made packages for the import scanner, and byte comparisons for determinism.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -198,6 +199,70 @@ def test_code_closure_follows_imports_not_parents_or_strings(tmp_path):
     assert tmp_path / "pkg/heavy.py" in codedeps.code_closure(["pkg"], tmp_path, package="pkg")
     with pytest.raises(FileNotFoundError, match="pkg.nope"):
         codedeps.code_closure(["pkg.nope"], tmp_path, package="pkg")
+
+
+def _imports_by_walk(path: Path) -> list[str]:
+    """Reference: every import node of a file, found by visiting every node (``ast.walk``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return sorted(ast.dump(n) for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom))
+
+
+def test_import_scan_finds_imports_in_every_kind_of_block(tmp_path):
+    """The scan visits statements only: imports nested in any block are still found, in the
+    same number as a visit of every node, on a synthetic file and on every file of graphdr."""
+    source = (
+        "import a\n"
+        "def f():\n    import b\n    def g():\n        from c import d\n"
+        "class K:\n    import e\n    def m(self):\n        import f1\n"
+        "if x:\n    import g1\nelif y:\n    import g2\nelse:\n    import g3\n"
+        "try:\n    import h1\nexcept ImportError:\n    import h2\nelse:\n    import h3\n"
+        "finally:\n    import h4\n"
+        "for i in y:\n    import i1\nelse:\n    import i2\n"
+        "while z:\n    import j1\n"
+        "with ctx():\n    import k1\n"
+        "async def co():\n    async with c:\n        import l1\n    async for q in r:\n"
+        "        import l2\n"
+        "match v:\n    case 1:\n        import m1\n    case _:\n        import m2\n"
+        "s = 'import not_a_module'\n"
+    )
+    path = tmp_path / "pkg" / "mod.py"
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/mod.py": source})
+    found = codedeps.imported_modules(path, tmp_path)
+    expected = {"a", "b", "c", "e", "f1", "g1", "g2", "g3", "h1", "h2", "h3", "h4", "i1", "i2"}
+    assert found == expected | {"j1", "k1", "l1", "l2", "m1", "m2"}
+    for file in sorted(SRC.rglob("*.py")):
+        tree = ast.parse(file.read_text(encoding="utf-8"))
+        scanned = sorted(ast.dump(n) for n in codedeps._import_statements(tree.body))
+        assert scanned == _imports_by_walk(file), file
+
+
+def test_import_summaries_are_cached_by_content_and_survive_a_damaged_cache(tmp_path, monkeypatch):
+    """The on-disk summaries: a second process reads what the first wrote (same answer, no
+    parse); an edit is seen at once; a damaged entry is parsed again and rewritten; an
+    unwritable cache only costs the parse."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    _write(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": "from pkg import b\n", "pkg/b.py": ""})
+    a = tmp_path / "pkg/a.py"
+
+    def fresh():  # a new process: nothing remembered in memory
+        codedeps._summary.cache_clear()
+        codedeps._imported_modules.cache_clear()
+        return codedeps.imported_modules(a, tmp_path)
+
+    assert fresh() == {"pkg.b"}
+    (entry,) = (tmp_path / "cache/graphdr/codedeps").glob("*.json")
+    monkeypatch.setattr(codedeps.ast, "parse", lambda *a, **k: pytest.fail("parsed again"))
+    assert fresh() == {"pkg.b"}  # read from the entry
+    monkeypatch.undo()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    a.write_text("from pkg import b\nimport pkg\n")  # same size class, new content: new key
+    assert fresh() == {"pkg.b", "pkg"}
+    entry.write_text('{"format": "graphdr.codedeps 1", "imp')  # damaged
+    a.write_text("from pkg import b\n")
+    assert fresh() == {"pkg.b"} and json.loads(entry.read_text())["imports"] == [[0, "pkg", ["b"]]]
+    (tmp_path / "a_file").write_text("")  # a cache "directory" that cannot be created
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "a_file"))
+    assert fresh() == {"pkg.b"}
 
 
 def test_code_closure_counts_parent_packages_that_run_code(tmp_path):

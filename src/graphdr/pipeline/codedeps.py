@@ -20,8 +20,11 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
+import json
+import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 
@@ -58,20 +61,101 @@ def imported_modules(path: Path, src: Path) -> set[str]:
 def _imported_modules(path: str, mtime_ns: int, src: str) -> frozenset[str]:
     path, src = Path(path), Path(src)
     _, package = _module_name(path, src)
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                base = ".".join([*anchor, base] if base else anchor)
-            for alias in node.names:
-                sub = f"{base}.{alias.name}"
-                found.add(sub if module_path(sub, src) is not None else base)
+    for level, module, names in _summary(str(path), mtime_ns)["imports"]:
+        if level < 0:  # ``import a.b, c``
+            found.update(names)
+            continue
+        base = module
+        if level:
+            anchor = package.split(".")[: len(package.split(".")) - (level - 1)]
+            base = ".".join([*anchor, base] if base else anchor)
+        for name in names:
+            sub = f"{base}.{name}"
+            found.add(sub if module_path(sub, src) is not None else base)
     return frozenset(found)
+
+
+#: bump when :func:`_summarise` changes what it records: the on-disk summaries are keyed by it
+_SUMMARY_FORMAT = "graphdr.codedeps 1"
+
+
+@functools.lru_cache(maxsize=1024)
+def _summary(path: str, mtime_ns: int) -> dict:
+    """What the workflow needs of a source file, without its syntax tree: its import statements
+    (``[level, module, names]``, level -1 for ``import a, b``) and :func:`reexports_only`.
+
+    Parsing is most of a dry run's cost of computing the rules' code inputs (74 files, about
+    0.5 s on one core, in every ``snakemake`` call and every cluster job's), so summaries are
+    kept on disk by content (SHA-256 of the file and :data:`_SUMMARY_FORMAT`) under
+    ``$XDG_CACHE_HOME/graphdr/codedeps`` (``~/.cache`` by default): an edit changes the key, so a
+    stale summary is never read. An unreadable or damaged entry is parsed again and rewritten; an
+    unwritable cache only costs the parse.
+    """
+    data = Path(path).read_bytes()
+    key = hashlib.sha256(_SUMMARY_FORMAT.encode() + b"\0" + data).hexdigest()
+    entry = _cache_dir() / f"{key}.json"
+    try:
+        summary = json.loads(entry.read_text(encoding="utf-8"))
+        if summary.get("format") == _SUMMARY_FORMAT:
+            return summary
+    except (OSError, ValueError, AttributeError):
+        pass  # not cached yet, or damaged: parse
+    summary = _summarise(ast.parse(data, filename=path))
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        tmp = entry.with_name(f".{key}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(summary), encoding="utf-8")
+        os.replace(tmp, entry)  # atomic: a concurrent reader sees no half-written entry
+    except OSError:
+        pass
+    return summary
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "graphdr" / "codedeps"
+
+
+def _summarise(tree: ast.Module) -> dict:
+    imports = []
+    for node in _import_statements(tree.body):
+        names = [alias.name for alias in node.names]
+        if isinstance(node, ast.Import):
+            imports.append([-1, "", names])
+        else:
+            imports.append([node.level, node.module or "", names])
+    return {
+        "format": _SUMMARY_FORMAT,
+        "imports": imports,
+        "reexports_only": _reexports_only(tree),
+    }
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(path: str, mtime_ns: int) -> ast.Module:
+    """The syntax tree of a source file, parsed once per (file, modification time)."""
+    return ast.parse(Path(path).read_text(encoding="utf-8"), filename=path)
+
+
+#: nodes whose list fields may hold statements (``try`` handlers, ``match`` cases)
+_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _import_statements(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every ``import`` statement in ``body`` and the blocks nested in it (functions, classes,
+    ``if``/``try``/``with``/loops/``match``). Only statements are visited: an import is a
+    statement, so the expressions, about nine nodes in ten, are skipped (``ast.walk`` visited
+    them all and was most of a dry run's cost of reading the imports)."""
+    todo = list(reversed(body))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+            continue
+        for _, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                todo.extend(v for v in reversed(value) if isinstance(v, _BLOCKS))
 
 
 def code_closure(modules: Iterable[str], src: str | Path, package: str = "graphdr") -> list[Path]:
@@ -125,7 +209,11 @@ def reexports_only(path: Path) -> bool:
     ``ALL = [ClassA, ClassB]``) cannot change what its submodules compute, so importing one
     submodule does not depend on it. Anything else (a function, a call, a loop) counts.
     """
-    tree = ast.parse(Path(path).read_text(encoding="utf-8"), filename=str(path))
+    path = Path(path)
+    return _summary(str(path), path.stat().st_mtime_ns)["reexports_only"]
+
+
+def _reexports_only(tree: ast.Module) -> bool:
     for node in tree.body:
         if isinstance(node, ast.Import | ast.ImportFrom):
             continue
@@ -160,8 +248,7 @@ def defining_module(name: str, package: str, src: str | Path) -> str | None:
 def _literal_mapping(module: str, name: str, src: str | Path) -> dict:
     """The literal dict assigned to ``name`` at top level of ``module`` (read, not imported)."""
     path = module_path(module, Path(src))
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    for node in tree.body:
+    for node in _parsed(str(path), path.stat().st_mtime_ns).body:
         targets = (
             [getattr(t, "id", None) for t in node.targets]
             if isinstance(node, ast.Assign)
