@@ -216,3 +216,29 @@ def test_deterministic_label_free_and_errors():
         RSLDA(lambda2=0.0).fit(X, y)
     with pytest.raises(ValueError, match="identical"):
         RSLDA().fit(np.ones_like(X), y)
+
+
+def test_unit_norm_follows_the_authors_demo():
+    """normalize="unit_norm" (the authors' demo_RSLDA.m): the ADMM on the unit-norm, uncentred
+    samples (compared with a direct call), projections scaled to unit norm, a sample's
+    embedding independent of its length, a zero sample rejected in training and kept zero
+    at transform."""
+    X, y = _scaled(5)
+    X = X.T + 3.0  # off-centre: the demo does not centre
+    est = RSLDA(n_components=2, normalize="unit_norm", max_iter=40, **PARAMS)
+    with pytest.warns(ConvergenceWarning):
+        Z = est.fit(X, y).transform(X)
+    U = X / np.linalg.norm(X, axis=1, keepdims=True)
+    _, Q, *_ = rslda_admm(U.T, y, 2, max_iter=40, tol=1e-6, **PARAMS)
+    # the estimator's sign rule may flip columns of Q: compare up to each column's sign
+    ref = U @ Q
+    ref /= np.linalg.norm(ref, axis=1, keepdims=True)
+    signs = np.sign(np.sum(Z * ref, axis=0))
+    np.testing.assert_allclose(Z, ref * signs, atol=1e-10)
+    np.testing.assert_allclose(np.linalg.norm(Z, axis=1), 1.0)
+    np.testing.assert_allclose(est.transform(7.5 * X[:4]), Z[:4], atol=1e-12)
+    np.testing.assert_array_equal(est.transform(np.zeros((1, X.shape[1]))), 0.0)
+    with pytest.raises(ValueError, match="training sample 3 is zero"):
+        RSLDA(normalize="unit_norm").fit(np.where(np.arange(len(X))[:, None] == 3, 0.0, X), y)
+    with pytest.raises(ValueError, match="normalize must be one of"):
+        RSLDA(normalize="l2").fit(X, y)

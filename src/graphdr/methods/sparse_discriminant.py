@@ -217,6 +217,10 @@ class RSLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     mean the same at every scale (and the embedding's span ignores a translation or rescaling
     of the data); the stopping rule is relative (the authors': residual < 1e-7 and absolute
     objective change < 1e-5). Reaching ``max_iter`` first warns (``ConvergenceWarning``).
+    ``normalize="unit_norm"`` follows the authors' demo instead (``demo_RSLDA.m``, which also
+    runs 100 iterations): every sample, training or new, scaled to unit Euclidean norm and not
+    centred, and every projection ``Q^T x`` scaled to unit norm before the nearest-neighbour
+    classifier (a zero vector stays zero).
 
     Parameters
     ----------
@@ -232,13 +236,18 @@ class RSLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     mu, rho, mu_max : ADMM penalty: initial value, growth factor (>= 1), cap.
     max_iter : int, default 1000
     tol : float, default 1e-6
+    normalize : {"rms", "unit_norm"}, default "rms"
+        "rms": centre, then scale by the training root-mean-square sample norm (a linear map);
+        "unit_norm": the authors' demo, each sample and each projection to unit norm (not
+        linear: the embedding of ``x`` depends on its direction only).
 
     Attributes
     ----------
     components_ : (n_components, n_features) ``Q^T`` in the scaled coordinates.
     reconstruction_ : (n_features, n_components) ``P``.
     sparse_error_ : (n_samples, n_features) the error ``E^T`` (scaled coordinates).
-    mean_, scale_ : training centring and scale.
+    mean_, scale_ : training centring and scale ("unit_norm": zero and 1, per-sample norms
+        instead).
     objective_ : the objective after every iteration.
     n_iter_, converged_, classes_, n_components_.
     """
@@ -255,6 +264,7 @@ class RSLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         mu_max=1e5,
         max_iter=1000,
         tol=1e-6,
+        normalize="rms",
     ):
         self.n_components = n_components
         self.lambda1 = lambda1
@@ -265,6 +275,7 @@ class RSLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.mu_max = mu_max
         self.max_iter = max_iter
         self.tol = tol
+        self.normalize = normalize
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -291,6 +302,11 @@ class RSLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             or self.max_iter < 1
         ):
             raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}.")
+        if self.normalize not in _NORMALIZE:
+            raise ValueError(
+                f"normalize must be one of {sorted(_NORMALIZE)} (the scaling before the ADMM), "
+                f"got {self.normalize!r}."
+            )
 
     def fit(self, X, y):
         """Centre and scale, then ADMM (:func:`rslda_admm`)."""
@@ -315,14 +331,25 @@ class RSLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
                 reason="RSLDA's projection Q has one column per direction in feature space",
             )
         X = np.asarray(X, dtype=np.float64)
-        self.mean_ = X.mean(axis=0)
-        Z = X - self.mean_
-        rms = float(np.sqrt(np.einsum("ij,ij->", Z, Z) / Z.shape[0]))
-        if not rms > 0:
-            raise ValueError("RSLDA: all training samples are identical; nothing to project.")
-        self.scale_ = rms
+        if self.normalize == "unit_norm":
+            norms = np.linalg.norm(X, axis=1)
+            if not np.all(norms > 0):
+                raise ValueError(
+                    f"RSLDA(normalize='unit_norm'): training sample {int(np.argmin(norms))} is "
+                    "zero and has no direction to scale to unit norm."
+                )
+            self.mean_, self.scale_ = np.zeros(d), 1.0
+            Z = X / norms[:, None]
+        else:
+            self.mean_ = X.mean(axis=0)
+            Z = X - self.mean_
+            rms = float(np.sqrt(np.einsum("ij,ij->", Z, Z) / Z.shape[0]))
+            if not rms > 0:
+                raise ValueError("RSLDA: all training samples are identical; nothing to project.")
+            self.scale_ = rms
+            Z = Z / rms
         P, Q, E, objectives, converged = rslda_admm(
-            (Z / rms).T,
+            Z.T,
             y_enc.astype(np.intp),
             n_components,
             lambda1=float(self.lambda1),
@@ -360,7 +387,20 @@ class RSLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return self
 
     def transform(self, X):
-        """``z = Q^T (x - mean_) / scale_``."""
+        """``z = Q^T (x - mean_) / scale_``; "unit_norm": ``z = u / ||u||``, ``u = Q^T x / ||x||``."""
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=[np.float64, np.float32])
-        return ((np.asarray(X, dtype=np.float64) - self.mean_) / self.scale_) @ self.components_.T
+        X = np.asarray(X, dtype=np.float64)
+        if self.normalize == "unit_norm":
+            return _unit_rows(_unit_rows(X) @ self.components_.T)
+        return ((X - self.mean_) / self.scale_) @ self.components_.T
+
+
+#: the scalings of :class:`RSLDA` before the ADMM
+_NORMALIZE = ("rms", "unit_norm")
+
+
+def _unit_rows(A: np.ndarray) -> np.ndarray:
+    """Rows of ``A`` scaled to unit Euclidean norm; zero rows stay zero (no NaN)."""
+    norms = np.linalg.norm(A, axis=1, keepdims=True)
+    return A / np.where(norms > 0, norms, 1.0)
