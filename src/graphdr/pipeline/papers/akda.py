@@ -282,9 +282,9 @@ def _evaluate(method, point, X_tr, y_tr, X_te, classes, Cs, *, kernels, reg, see
         if "eigen_solver" in model.get_params():
             # the search selects the model, it does not time it: KDA's and KSDA's generalised
             # eigenproblem (the paper's KDA: all eigenpairs by sygv) has a numerator of rank C
-            # (H), whose leading pairs a Cholesky and a thin SVD give for a fifth of sygvx's time
-            # (0.14 s against 0.54 s at N = 1500, one core); the final fit, the timed one, keeps
-            # the column's own solver
+            # (H), whose leading pairs a Cholesky and a thin SVD give for a third of sygvx's time
+            # (0.21 s against 0.62 s at N = 1500, one thread: bench_akda, docs/benchmarks.md);
+            # the final fit, the timed one, keeps the column's own solver
             model.set_params(eigen_solver="lowrank")
         gamma = point["gamma_factor"] / kernels.mean_d2
         K = kernels.train(gamma)
