@@ -161,8 +161,15 @@ def test_mmpa_separates_classes_and_checks_bounds():
     Xs, ys = faces_like(n_per=2, n_features=20)  # 10 samples: rank 9
     with pytest.raises(ValueError, match="rank of the centred training data = 9"):
         MMPA(n_components=12).fit(Xs, ys)
-    with pytest.raises(ValueError, match="n_between"):
-        MMPA(n_between=0).fit(X, y)
+    for params, message in (
+        ({"n_between": 0}, "n_between must be an integer >= 1, got 0"),
+        ({"n_within": 2.5}, "n_within must be an integer >= 1 or None, got 2.5"),
+        ({"t_within": "median"}, "t_within must be a number > 0 or 'auto', got 'median'"),
+        ({"t_between": -1.0}, "t_between must be a finite number > 0, got -1.0"),
+        ({"reg": np.nan}, "reg must be a finite number > 0, got nan"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            MMPA(**params).fit(X, y)
 
 
 # --------------------------------------------------------------------------------------------
@@ -278,7 +285,7 @@ def test_lfda_affinity_ignores_duplicates_and_other_classes():
 def test_lfda_checks_its_parameters():
     X, y = faces_like(n_per=5, n_features=8)
     for params, message in (
-        ({"n_neighbors": 0}, "n_neighbors must be a positive integer"),
+        ({"n_neighbors": 0}, "n_neighbors must be an integer >= 1, got 0"),
         ({"metric": "cosine"}, "metric must be one of"),
         ({"reg": 0.0}, "local within-class scatter is singular"),
         ({"n_components": 9}, "n_components=9 is larger than n_features = 8"),

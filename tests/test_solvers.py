@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from graphdr._validation import check_n_classes, check_n_components, check_positive_real
+from graphdr._validation import (
+    check_n_classes,
+    check_n_components,
+    check_positive_int,
+    check_positive_real,
+)
 from graphdr.solvers import (
     eigh_generalized,
     eigh_generalized_lowrank,
@@ -153,6 +158,30 @@ def test_check_positive_real_accepts_exactly_finite_reals_above_the_bound(value,
     bound = ">= 0" if allow_zero else "> 0"
     with pytest.raises(ValueError, match=f"tol must be a finite number {bound}, got"):
         check_positive_real("tol", value, allow_zero=allow_zero)
+
+
+@pytest.mark.parametrize(
+    ("value", "allow_none", "ok"),
+    [
+        (1, False, True),
+        (np.int64(7), False, True),
+        (None, True, True),
+        (None, False, False),
+        (0, True, False),
+        (-3, False, False),
+        (2.0, False, False),
+        (True, False, False),
+        (np.bool_(True), True, False),
+        ("3", False, False),
+    ],
+)
+def test_check_positive_int_accepts_exactly_integers_from_one(value, allow_none, ok):
+    if ok:
+        assert check_positive_int("n_between", value, allow_none=allow_none) is None
+        return
+    also = " or None" if allow_none else ""
+    with pytest.raises(ValueError, match=f"n_between must be an integer >= 1{also}, got"):
+        check_positive_int("n_between", value, allow_none=allow_none)
 
 
 @pytest.mark.parametrize(

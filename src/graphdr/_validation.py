@@ -55,3 +55,13 @@ def check_positive_real(name: str, value, *, allow_zero: bool = False) -> None:
     ):
         bound = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{name} must be a finite number {bound}, got {value!r}.")
+
+
+def check_positive_int(name: str, value, *, allow_none: bool = False) -> None:
+    """An integer ``value`` >= 1 (or None with ``allow_none``), not a bool; else a
+    ``ValueError`` naming the parameter and the bound."""
+    if allow_none and value is None:
+        return
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral) or value < 1:
+        also = " or None" if allow_none else ""
+        raise ValueError(f"{name} must be an integer >= 1{also}, got {value!r}.")

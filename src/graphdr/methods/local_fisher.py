@@ -17,11 +17,9 @@ raw pixels (D >> N) need.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from graphdr._validation import check_positive_real
+from graphdr._validation import check_positive_int, check_positive_real
 from graphdr.graphs import dense_laplacian_quadratic
 from graphdr.kernels import squared_distances
 from graphdr.methods.common_vectors import LinearSpectralBase
@@ -129,9 +127,7 @@ class LFDA(LinearSpectralBase):
         return self
 
     def _check_params(self):
-        k = self.n_neighbors
-        if not (isinstance(k, numbers.Integral) and not isinstance(k, bool) and k >= 1):
-            raise ValueError(f"n_neighbors must be a positive integer, got {k!r}.")
+        check_positive_int("n_neighbors", self.n_neighbors)
         if self.metric not in LFDA_METRICS:
             raise ValueError(f"metric must be one of {LFDA_METRICS}, got {self.metric!r}.")
         try:

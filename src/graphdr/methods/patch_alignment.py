@@ -9,10 +9,9 @@
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
+from graphdr._validation import check_positive_int, check_positive_real
 from graphdr.graphs import dense_laplacian_quadratic
 from graphdr.kernels import squared_distances
 from graphdr.methods.common_vectors import LinearSpectralBase
@@ -125,14 +124,14 @@ class MMPA(LinearSpectralBase):
     def _check_params(self):
         for name in ("t_within", "t_between"):
             value = getattr(self, name)
-            if not (value == "auto" if isinstance(value, str) else _positive(value)):
-                raise ValueError(f"{name} must be a positive number or 'auto', got {value!r}.")
-        if self.n_within is not None and not _positive_int(self.n_within):
-            raise ValueError(f"n_within must be a positive integer or None, got {self.n_within!r}.")
-        if not _positive_int(self.n_between):
-            raise ValueError(f"n_between must be a positive integer, got {self.n_between!r}.")
-        if not _positive(self.reg):
-            raise ValueError(f"reg must be a positive number, got {self.reg!r}.")
+            if isinstance(value, str):
+                if value != "auto":
+                    raise ValueError(f"{name} must be a number > 0 or 'auto', got {value!r}.")
+            else:
+                check_positive_real(name, value)
+        check_positive_int("n_within", self.n_within, allow_none=True)
+        check_positive_int("n_between", self.n_between)
+        check_positive_real("reg", self.reg)
 
     def _patches(self, Z, codes):
         D2 = squared_distances(Z)
@@ -144,14 +143,6 @@ class MMPA(LinearSpectralBase):
         return min_max_patch_weights(
             D2, codes, self.n_within, self.n_between, self.t_within_, self.t_between_
         )
-
-
-def _positive(v) -> bool:
-    return isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v) and v > 0
-
-
-def _positive_int(v) -> bool:
-    return isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1
 
 
 def _auto_width(D2: np.ndarray, mask: np.ndarray) -> float:
