@@ -1,5 +1,7 @@
 """graphdr.solvers against scipy's generalised eigensolver and the defining identities."""
 
+import re
+
 import numpy as np
 import pytest
 import scipy.linalg
@@ -135,53 +137,46 @@ def test_check_n_components_message_states_bound_and_reason():
         check_n_classes(np.zeros(5, dtype=int))
 
 
-@pytest.mark.parametrize(
-    ("value", "allow_zero", "ok"),
-    [
-        (1e-9, False, True),
-        (3, False, True),
-        (np.float32(0.5), False, True),
-        (0.0, True, True),
-        (0, False, False),
-        (-1e-9, True, False),
-        (np.inf, False, False),
-        (np.nan, True, False),
-        (True, False, False),
-        ("1", False, False),
-        (None, True, False),
-    ],
-)
-def test_check_positive_real_accepts_exactly_finite_reals_above_the_bound(value, allow_zero, ok):
-    if ok:
-        assert check_positive_real("tol", value, allow_zero=allow_zero) is None
-        return
-    bound = ">= 0" if allow_zero else "> 0"
-    with pytest.raises(ValueError, match=f"tol must be a finite number {bound}, got"):
-        check_positive_real("tol", value, allow_zero=allow_zero)
+#: the shared parameter checks: (function, its relaxing flag, the message for flag off / on)
+_CHECKS = {
+    "real": (check_positive_real, "allow_zero", ("a finite number > 0", "a finite number >= 0")),
+    "int": (check_positive_int, "allow_none", ("an integer >= 1", "an integer >= 1 or None")),
+}
 
 
 @pytest.mark.parametrize(
-    ("value", "allow_none", "ok"),
+    ("check", "value", "relaxed", "ok"),
     [
-        (1, False, True),
-        (np.int64(7), False, True),
-        (None, True, True),
-        (None, False, False),
-        (0, True, False),
-        (-3, False, False),
-        (2.0, False, False),
-        (True, False, False),
-        (np.bool_(True), True, False),
-        ("3", False, False),
+        ("real", 1e-9, False, True),
+        ("real", 3, False, True),
+        ("real", np.float32(0.5), False, True),
+        ("real", 0.0, True, True),
+        ("real", 0, False, False),
+        ("real", -1e-9, True, False),
+        ("real", np.inf, False, False),
+        ("real", np.nan, True, False),
+        ("real", True, False, False),
+        ("real", "1", False, False),
+        ("real", None, True, False),
+        ("int", 1, False, True),
+        ("int", np.int64(7), False, True),
+        ("int", None, True, True),
+        ("int", None, False, False),
+        ("int", 0, True, False),
+        ("int", -3, False, False),
+        ("int", 2.0, False, False),
+        ("int", True, False, False),
+        ("int", np.bool_(True), True, False),
+        ("int", "3", False, False),
     ],
 )
-def test_check_positive_int_accepts_exactly_integers_from_one(value, allow_none, ok):
+def test_parameter_checks_accept_exactly_the_values_within_their_bound(check, value, relaxed, ok):
+    function, flag, bounds = _CHECKS[check]
     if ok:
-        assert check_positive_int("n_between", value, allow_none=allow_none) is None
+        assert function("tol", value, **{flag: relaxed}) is None
         return
-    also = " or None" if allow_none else ""
-    with pytest.raises(ValueError, match=f"n_between must be an integer >= 1{also}, got"):
-        check_positive_int("n_between", value, allow_none=allow_none)
+    with pytest.raises(ValueError, match=f"tol must be {re.escape(bounds[relaxed])}, got"):
+        function("tol", value, **{flag: relaxed})
 
 
 @pytest.mark.parametrize(
