@@ -38,6 +38,22 @@ def ngeu_task_methods(wildcards):
     return ngeu_expand_variants(chosen, NGEU.get("variants", {}), wildcards.task)
 
 
+def ngeu_select_code(wildcards):
+    """Code of a selection job: the protocol, the GE / GEU / NGEU estimators, and the module
+    defining each other estimator of the task's methods (fastSDA, RSLDA, TRPCA: read by name
+    through the registry, so invisible to the import scan)."""
+    modules = {
+        _defining_module(spec["estimator"])
+        for spec in ngeu_task_methods(wildcards).values()
+    }
+    return code(
+        "graphdr.pipeline.papers.ngeu",
+        "graphdr.methods.uncertain",
+        "graphdr.methods.graph_embedding",
+        *sorted(m for m in modules if m),
+    )
+
+
 def ngeu_expand_variants(methods, variants, task):
     """``methods`` plus, for each sensitivity variant (config ``papers.ngeu.variants``) that
     covers ``task``, a copy ``<method>@<variant>`` of each of its methods present here, with the

@@ -41,11 +41,7 @@ rule ngeu_select:
         prepared=ngeu_prepared,
         splits=ngeu_splits_file,
         uncertainty=ngeu_uncertainty_file,
-        code=code(
-            "graphdr.pipeline.papers.ngeu",
-            "graphdr.methods.uncertain",
-            "graphdr.methods.graph_embedding",
-        ),
+        code=ngeu_select_code,
     output:
         scores=results("ngeu/select/{task}_scores.csv"),
         cost=results("ngeu/select/{task}_cost.json"),
