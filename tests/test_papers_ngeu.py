@@ -313,7 +313,9 @@ def test_results_frame_has_the_ledger_units(tmp_path):
         + _samples("c", "primary", 0, [9, 3, 5, 7], [0, 0, 0, 1])
         # a sensitivity copy of "a" (another diagonal), its own selection and kernel=rbf
         + _samples("a@diagonal=mean_embedding", "primary", 0, [9, 3, 5, 7], [0, 0, 0, 1])
-        + _samples("a@diagonal=mean_embedding", "kernel=rbf", 0, [9, 3, 5, 7], [1, 0, 0, 1]),
+        + _samples("a@diagonal=mean_embedding", "kernel=rbf", 0, [9, 3, 5, 7], [1, 0, 0, 1])
+        # a copy of a row no claim pair compares (RSLDA under the authors' demo settings)
+        + _samples("c@demo=authors", "primary", 0, [9, 3, 5, 7], [1, 1, 0, 1]),
     )
     cv = _task_files(
         tmp_path,
@@ -354,8 +356,8 @@ def test_results_frame_has_the_ledger_units(tmp_path):
     acc = pick(study="table2", metric="accuracy", method="A", variant="primary")
     assert list(acc["split"]) == ["0", "1"] and list(acc["value"]) == [50.0, 100.0]
     assert set(acc["dimension"]) == {"3"}
-    assert pick(study="table1", metric="accuracy", method="C")["value"].item() == 25.0
-    assert pick(study="table1", metric="accuracy", method="C")["classifier"].item() == "knn"
+    c = pick(study="table1", metric="accuracy", method="C", variant="primary")
+    assert c["value"].item() == 25.0 and c["classifier"].item() == "knn"
     # fold_std only where there are several folds (ddof 0, as in the tables)
     assert pick(study="table2", metric="fold_std", method="A")["value"].item() == 25.0
     assert pick(study="table1", metric="fold_std").empty
@@ -391,6 +393,12 @@ def test_results_frame_has_the_ledger_units(tmp_path):
     assert list(variant["split"]) == ["0", "1"] and list(variant["value"]) == [0.0, 50.0]
     copied = pick(study="table2", metric="accuracy", method="B", variant="diagonal=mean_embedding")
     assert list(copied["value"]) == [50.0, 50.0]
+    # a copy of an unpaired row: its accuracy under its variant, as run (its number claims are
+    # judged there), no per-sample rows, and no other method copied into that variant
+    demo = frame[frame["variant"] == "demo=authors"]
+    assert list(zip(demo["method"], demo["metric"], demo["value"], strict=True)) == [
+        ("C", "accuracy", 75.0)
+    ]
     # a setting the baseline has (KDA_GE's solver rule): not re-run, so not judged there
     other = {"diagonal=mean_embedding": {"params": {"solver": "positive"}}}
     frame2 = ngeu_report.results_frame(tables, METHODS, toy, other)

@@ -374,7 +374,9 @@ def results_frame(
     * ``accuracy`` under the sensitivity variants of the methods the table's claims compare:
       ``kernel=<name>`` (the kernel fixed, other hyper-parameters still selected), and for the
       sensitivity copies ``<method>@<variant>`` of the config's ``variants`` (a changed solver
-      rule, ...) ``<variant>`` and ``<variant>+kernel=<name>``, one row per fold;
+      rule, ...) ``<variant>`` and ``<variant>+kernel=<name>``, one row per fold; also the
+      variant copies of the table's other rows, as run (RSLDA under the authors' demo
+      settings), so their number claims are judged under that variant;
     * ``correct`` -- 1/0 per test sample (``split`` = the sample's row in the prepared dataset)
       for the same methods and variants, on tasks with ONE split only: the paired units of the
       exact McNemar test (absent when a task's ``samples`` is None: the claims on them are then
@@ -413,12 +415,18 @@ def results_frame(
                     row(study, dataset, label, clf, "", "", "fold_std", acc.std())
             if files.get("samples") is None:
                 continue  # runs written before ngeu_select kept per-sample results
-            samples = _with_variants(pd.read_csv(files["samples"]))
+            every = _with_variants(pd.read_csv(files["samples"]))
             samples = _unchanged_under_variants(
-                samples[samples["method"].isin(paired)], methods, variants
+                every[every["method"].isin(paired)], methods, variants
             )
             several = samples["fold"].nunique() > 1
-            others = samples[samples["variant"] != PRIMARY]
+            # the variant copies of the table's other rows (RSLDA under the authors' demo
+            # settings, say) as run: their number claims are judged under the variant too
+            own = every[
+                every["method"].isin(set(table["methods"]) - set(paired))
+                & (every["variant"] != PRIMARY)
+            ]
+            others = pd.concat([samples[samples["variant"] != PRIMARY], own])
             per_split = (
                 others.groupby(["variant", "method", "fold"], sort=True)["correct"].mean() * 100
             )
