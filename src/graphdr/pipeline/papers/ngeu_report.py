@@ -375,8 +375,8 @@ def results_frame(
       ``kernel=<name>`` (the kernel fixed, other hyper-parameters still selected), and for the
       sensitivity copies ``<method>@<variant>`` of the config's ``variants`` (a changed solver
       rule, ...) ``<variant>`` and ``<variant>+kernel=<name>``, one row per fold; also the
-      variant copies of the table's other rows, as run (RSLDA under the authors' demo
-      settings), so their number claims are judged under that variant;
+      table's other rows under their own variants, as run (RSLDA under the authors' demo
+      settings, fastSDA with its kernel fixed), so their number claims are judged there too;
     * ``correct`` -- 1/0 per test sample (``split`` = the sample's row in the prepared dataset)
       for the same methods and variants, on tasks with ONE split only: the paired units of the
       exact McNemar test (absent when a task's ``samples`` is None: the claims on them are then
@@ -420,8 +420,8 @@ def results_frame(
                 every[every["method"].isin(paired)], methods, variants
             )
             several = samples["fold"].nunique() > 1
-            # the variant copies of the table's other rows (RSLDA under the authors' demo
-            # settings, say) as run: their number claims are judged under the variant too
+            # the table's other rows under their own variants, as run (RSLDA under the authors'
+            # demo settings, fastSDA with its kernel fixed): their number claims are judged there
             own = every[
                 every["method"].isin(set(table["methods"]) - set(paired))
                 & (every["variant"] != PRIMARY)
