@@ -83,6 +83,7 @@ def test_full_and_quick_configs_are_sound(full, registry):
         ["ngeu_usps6000.yaml"],
         ["ngeu_usps6000.yaml", "ngeu_usps2000_rbf.yaml"],  # the control runs on top of it
         ["ngeu_usps_anisotropic.yaml"],
+        ["ngeu_rslda_iterations.yaml"],
     ],
 )
 def test_committed_overlays_are_sound(full, registry, names):

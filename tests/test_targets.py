@@ -74,6 +74,7 @@ OVERLAY_OUTPUTS = {
     "ngeu": {
         "usps_size": ("config/ngeu_usps6000.yaml", "config/ngeu_usps2000_rbf.yaml"),
         "usps_anisotropic": ("config/ngeu_usps_anisotropic.yaml",),
+        "rslda_iterations": ("config/ngeu_rslda_iterations.yaml",),
     },
 }
 
