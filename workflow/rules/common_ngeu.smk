@@ -39,19 +39,14 @@ def ngeu_task_methods(wildcards):
 
 
 def ngeu_select_code(wildcards):
-    """Code of a selection job: the protocol, the GE / GEU / NGEU estimators, and the module
-    defining each other estimator of the task's methods (fastSDA, RSLDA, TRPCA: read by name
-    through the registry, so invisible to the import scan)."""
+    """Code of a selection job: the protocol and the module defining each estimator of the
+    task's rows, sensitivity copies included (the registry imports them by name, so the import
+    scan cannot see them; raw-feature rows such as knn have none)."""
     modules = {
         _defining_module(spec["estimator"])
         for spec in ngeu_task_methods(wildcards).values()
     }
-    return code(
-        "graphdr.pipeline.papers.ngeu",
-        "graphdr.methods.uncertain",
-        "graphdr.methods.graph_embedding",
-        *sorted(m for m in modules if m),
-    )
+    return code("graphdr.pipeline.papers.ngeu", *sorted(m for m in modules if m))
 
 
 def ngeu_expand_variants(methods, variants, task):
