@@ -212,6 +212,8 @@ def test_deterministic_label_free_and_errors():
         RSLDA(n_components=7).fit(X, y)
     with pytest.raises(ValueError, match="rho must be >= 1"):
         RSLDA(rho=0.5).fit(X, y)
+    with pytest.raises(ValueError, match="max_iter must be an integer >= 1, got 0"):
+        RSLDA(max_iter=0).fit(X, y)
     with pytest.raises(ValueError, match="lambda2 must be a finite number > 0"):
         RSLDA(lambda2=0.0).fit(X, y)
     with pytest.raises(ValueError, match="identical"):

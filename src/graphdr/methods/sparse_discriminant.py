@@ -14,7 +14,6 @@ than numbers.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
@@ -25,7 +24,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from graphdr._numba import njit
-from graphdr._validation import check_n_classes, check_n_components, check_positive_real
+from graphdr._validation import (
+    check_n_classes,
+    check_n_components,
+    check_positive_int,
+    check_positive_real,
+)
 from graphdr.solvers import flip_signs
 
 __all__ = ["RSLDA", "rslda_admm", "rslda_augmented_lagrangian"]
@@ -296,12 +300,7 @@ class RSLDA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         check_positive_real("rho", self.rho)
         if self.rho < 1:
             raise ValueError(f"rho must be >= 1 (the penalty may not shrink), got {self.rho!r}.")
-        if (
-            isinstance(self.max_iter, bool)
-            or not isinstance(self.max_iter, numbers.Integral)
-            or self.max_iter < 1
-        ):
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}.")
+        check_positive_int("max_iter", self.max_iter)
         if self.normalize not in _NORMALIZE:
             raise ValueError(
                 f"normalize must be one of {sorted(_NORMALIZE)} (the scaling before the ADMM), "
