@@ -265,6 +265,98 @@ def test_import_summaries_are_cached_by_content_and_survive_a_damaged_cache(tmp_
     assert fresh() == {"pkg.b"}
 
 
+_CODE = '''"""Module doc."""
+import os
+
+
+def f(x, k=2):
+    """Doc of f."""
+    return os.sep.join([x] * k)  # a comment
+
+
+class C:
+    """Doc of C."""
+
+    def g(self):
+        """Only a docstring: kept."""
+'''
+
+
+@pytest.mark.parametrize(
+    ("edit", "same"),
+    [
+        (lambda s: s.replace("  # a comment", ""), True),
+        (lambda s: s + "\n\n# trailing comment\n", True),
+        (lambda s: s.replace('"""Doc of f."""', '"""Another text."""'), True),
+        (lambda s: s.replace('"""Module doc."""\n', ""), True),
+        (lambda s: s.replace("[x] * k", "[x]*k").replace("k=2", "k = 2"), True),
+        (lambda s: "\n\n" + s, True),  # every line moved
+        (lambda s: s.replace("k=2", "k=3"), False),  # a default
+        (lambda s: s.replace("[x] * k", "[x] * (k + 1)"), False),
+        (lambda s: s.replace("os.sep", "os.pathsep"), False),
+        (lambda s: s.replace('"""Only a docstring: kept."""', "pass"), False),
+        (lambda s: s.replace('"""Doc of C."""', '"""Doc of C."""\n    N = 1'), False),
+    ],
+)
+def test_semantic_digest_sees_what_code_does_not_how_it_is_written(
+    tmp_path, monkeypatch, edit, same
+):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    a, b = tmp_path / "a.py", tmp_path / "b.py"
+    a.write_text(_CODE)
+    b.write_text(edit(_CODE))
+    assert a.read_text() != b.read_text()
+    assert (codedeps.semantic_digest(a) == codedeps.semantic_digest(b)) is same
+
+
+def test_semantic_digest_of_every_module_survives_unparse_and_comment_removal(
+    tmp_path, monkeypatch
+):
+    """The digest of each graphdr source equals that of ``ast.unparse`` of it (no comments,
+    another layout, docstrings re-quoted) and of its text with every comment token removed."""
+    import io as _io
+    import tokenize
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    for path in sorted((SRC / "graphdr").rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        tokens = tokenize.generate_tokens(_io.StringIO(text).readline)
+        uncommented = tokenize.untokenize(
+            (t.type, t.string) for t in tokens if t.type != tokenize.COMMENT
+        )
+        digests = set()
+        for i, variant in enumerate([text, ast.unparse(ast.parse(text)), uncommented]):
+            copy = tmp_path / f"{path.stem}_{i}.py"
+            copy.write_text(variant, encoding="utf-8")
+            digests.add(codedeps.semantic_digest(copy))
+        assert len(digests) == 1, path
+
+
+def test_code_stamps_change_only_with_the_digest(tmp_path, monkeypatch):
+    """A stamp is written once, left untouched by a comment or docstring edit, rewritten by a
+    change of code, and healed when damaged or deleted."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    _write(tmp_path, {"src/pkg/__init__.py": "", "src/pkg/a.py": "X = 1\n"})
+    src, root, a = tmp_path / "src", tmp_path / "results/code", tmp_path / "src/pkg/a.py"
+
+    def stamp():
+        (path,) = codedeps.code_stamps([a], src, root)
+        return path, path.stat().st_mtime_ns, path.read_text()
+
+    path, mtime, text = stamp()
+    assert path == root / "pkg/a.py.digest" and text == codedeps.semantic_digest(a) + "\n"
+    a.write_text('"""Doc."""\nX = 1  # one\n')
+    assert stamp() == (path, mtime, text)  # not rewritten: Snakemake sees nothing new
+    a.write_text("X = 2\n")
+    new_path, new_mtime, new_text = stamp()
+    assert new_text != text and new_text == codedeps.semantic_digest(a) + "\n"
+    path.write_text("damaged")
+    assert stamp()[2] == new_text
+    path.unlink()
+    assert stamp()[2] == new_text
+    assert not list(root.rglob("*.tmp"))
+
+
 def test_code_closure_counts_parent_packages_that_run_code(tmp_path):
     """Importing one submodule runs its parents' __init__: they count unless they only re-export."""
     _write(

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from test_workflow import clean_env, copy_checkout, quick_build_copy, snakemake
+from test_workflow import clean_env, copy_checkout, edited, quick_build_copy, snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -73,13 +73,8 @@ def test_nothing_to_redo_and_an_edit_reruns_only_its_jobs(run):
     repo, env = run["repo"], run["env"]
     out = snakemake(repo, "-n", *TARGETS, env=env).stdout
     assert "Nothing to be done" in out
-    module = repo / "src" / "graphdr" / "methods" / "subclass.py"
-    text = module.read_text()
-    module.write_text(text + "\n# edited by test_workflow_akda\n")
-    try:
+    with edited(repo / "src" / "graphdr" / "methods" / "subclass.py"):
         out = snakemake(repo, "-n", *TARGETS, env=env).stdout
-    finally:
-        module.write_text(text)
     runs = f"{RESULTS}/akda/runs/akda_quick"
     # jobs to run print "output: <their files>" (the tables job lists every run as its input);
     # the kernel methods of a condition share one job (rule akda_group), the others do not

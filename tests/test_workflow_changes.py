@@ -10,7 +10,6 @@ configuration itself.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from test_workflow import (
     ROOT,
     TABLE_JOB,
     built_checkout,
+    edited,
     fit,
     fits,
     overlay,
@@ -53,13 +53,6 @@ def repo(build) -> Path:
 @pytest.fixture(scope="module")
 def env(build) -> dict:
     return build["env"]
-
-
-def _edit(path: Path) -> tuple[str, int, int]:
-    """Append a comment (a content change: Snakemake compares checksums of small inputs)."""
-    stat, text = path.stat(), path.read_text()
-    path.write_text(text + "# edited by test_workflow\n")
-    return text, stat.st_atime_ns, stat.st_mtime_ns
 
 
 BELOW_FITS = fits() | scores() | {TABLE_JOB, FIGURE_JOB}
@@ -94,14 +87,30 @@ DEE_PLOTS = {
     ],
 )
 def test_code_change_reruns_exactly_downstream_jobs(repo, env, module, expected):
-    path = repo / "src" / module
-    text, *times = _edit(path)
-    try:
+    with edited(repo / "src" / module):
         assert planned(repo, env=env) == expected
-    finally:
-        path.write_text(text)
-        os.utime(path, ns=tuple(times))
-    assert planned(repo, env=env) == set()  # same content again: nothing to do
+    assert planned(repo, env=env) == set()  # the same code again: nothing to do
+
+
+COSMETIC = {  # edits of a module's text that leave its code as it was
+    "a comment": lambda text: text + "\n# a note by a test\n",
+    "a docstring": lambda text: text.replace('"""', '"""Edited by a test. ', 1),
+    "blank lines": lambda text: text.replace("\n\n\n", "\n\n\n\n"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(COSMETIC))
+def test_edits_that_leave_the_code_as_it_was_rerun_nothing(repo, env, kind):
+    """Jobs depend on what their modules do (code stamps), not on their text: a comment, a
+    docstring or blank lines in the module of the demo's fits re-run no job, and its stamp is
+    not rewritten."""
+    path = repo / "src" / "graphdr" / "methods" / "graph_embedding.py"
+    stamp = repo / RESULTS / "code" / "graphdr" / "methods" / "graph_embedding.py.digest"
+    before, text = (stamp.stat().st_mtime_ns, stamp.read_text()), path.read_text()
+    with edited(path, COSMETIC[kind]):
+        assert path.read_text() != text
+        assert planned(repo, env=env) == set()
+    assert (stamp.stat().st_mtime_ns, stamp.read_text()) == before
 
 
 def _datasets_read_by(module: str) -> set[str]:
@@ -126,13 +135,8 @@ def test_generator_edit_reruns_only_the_synthetic_datasets(repo, env):
     """A prepare job depends on its own loader's module: editing the synthetic generators
     re-runs the synthetic datasets (and their paper stages), no dataset read from a file."""
     synthetic = _datasets_read_by("synthetic")
-    path = repo / "src/graphdr/datasets/synthetic.py"
-    text, *times = _edit(path)
-    try:
+    with edited(repo / "src/graphdr/datasets/synthetic.py"):
         jobs = planned(repo, env=env)
-    finally:
-        path.write_text(text)
-        os.utime(path, ns=tuple(times))
     # in scope: preparations only (the paper stages below them are filtered out)
     assert jobs and jobs <= {prepare(d) for d in synthetic}, jobs
     # ... and the demo and the DEE optimiser study, which read files, have nothing to re-run

@@ -7,14 +7,20 @@ Snakemake would do next (nothing; and only the DEE jobs after an edit of the DEE
 
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
-from test_workflow import MIRROR, clean_env, copy_checkout, quick_build_copy, snakemake
+from test_workflow import (
+    MIRROR,
+    clean_env,
+    copy_checkout,
+    planned_after_edit,
+    quick_build_copy,
+    snakemake,
+)
 
 pytestmark = pytest.mark.workflow
 
@@ -76,14 +82,7 @@ def test_nothing_to_redo_and_an_edit_reruns_only_its_jobs(run):
     out = snakemake(repo, "-n", *TARGETS, env=env).stdout
     assert "Nothing to be done" in out
     # editing the DSNE/DEE module re-runs their fits (and the reports), not DCV's or t-SNE's
-    module = repo / "src" / "graphdr" / "methods" / "elastic.py"
-    text = module.read_text()
-    module.write_text(text + "\n# edited by test_workflow_dee\n")
-    try:
-        out = snakemake(repo, "-n", *TARGETS, env=env).stdout
-    finally:
-        module.write_text(text)
-    outputs = set(re.findall(r"^    output: (.+)$", out, re.MULTILINE))
+    outputs = planned_after_edit(repo, "graphdr/methods/elastic.py", *TARGETS, env=env)
     assert f"{RESULTS}/dee/recognition/yale/DEE.csv" in outputs
     assert f"{RESULTS}/dee/visualisation/yale/EE.npz" in outputs
     assert f"{RESULTS}/dee/recognition/yale/DCV.csv" not in outputs

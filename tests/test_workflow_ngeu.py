@@ -3,7 +3,6 @@ copy of the checkout, their outputs are complete and a second run has nothing to
 
 from __future__ import annotations
 
-import re
 import shutil
 
 import pandas as pd
@@ -14,6 +13,7 @@ from test_workflow import (
     RESULTS,
     clean_env,
     copy_checkout,
+    planned_after_edit,
     quick_build_copy,
     snakemake,
 )
@@ -126,24 +126,15 @@ def test_second_run_has_nothing_to_do(repo):
     assert "Nothing to be done" in repo["second"]
 
 
-def _planned_after_edit(repo, module: str) -> set[str]:
-    """First outputs of the jobs a dry run of TARGETS plans after appending a comment to
-    ``module`` (restored afterwards)."""
-    path = repo["repo"] / "src" / "graphdr" / module
-    text = path.read_text()
-    path.write_text(text + "\n# edited by test_workflow_ngeu\n")
-    try:
-        out = snakemake(repo["repo"], "-n", *TARGETS, env=repo["env"]).stdout
-    finally:
-        path.write_text(text)
-    return set(re.findall(r"^    output: ([^,\n]+)", out, re.MULTILINE))
-
-
 def test_a_baseline_edit_reruns_the_selection_jobs_and_an_unused_module_none(repo):
     """The selection jobs depend on the modules of every estimator their tasks run, also those
     the registry imports by name (RSLDA's module): editing it re-runs every task's grid (each
     has an RSLDA row); editing LFDA's module, which no NGEU row uses, re-runs nothing."""
     selections = {f"{RESULTS}/ngeu/select/{t}_scores.csv" for t in ("awgn", "coil20", "usps")}
-    assert selections <= _planned_after_edit(repo, "methods/sparse_discriminant.py")
-    planned = _planned_after_edit(repo, "methods/local_fisher.py")
+    assert selections <= planned_after_edit(
+        repo["repo"], "graphdr/methods/sparse_discriminant.py", *TARGETS, env=repo["env"]
+    )
+    planned = planned_after_edit(
+        repo["repo"], "graphdr/methods/local_fisher.py", *TARGETS, env=repo["env"]
+    )
     assert not [f for f in planned if "/ngeu/" in f], sorted(planned)

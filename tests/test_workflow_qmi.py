@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from test_workflow import MIRROR, clean_env, copy_checkout, quick_build_copy, snakemake
+from test_workflow import MIRROR, clean_env, copy_checkout, edited, quick_build_copy, snakemake
 
 pytestmark = pytest.mark.workflow
 
@@ -79,13 +79,9 @@ def test_quick_targets_and_their_outputs(run):
 
 
 def _dry_run_after_editing(module, repo, env) -> str:
-    """The dry run's output with a comment appended to ``module`` (restored afterwards)."""
-    text = module.read_text()
-    module.write_text(text + "\n# edited by test_workflow_qmi\n")
-    try:
+    """The dry run's output with a statement appended to ``module`` (restored afterwards)."""
+    with edited(module):
         return snakemake(repo, "-n", *TARGETS, env=env).stdout
-    finally:
-        module.write_text(text)
 
 
 def test_nothing_to_redo_and_a_table_edit_reruns_no_sweep(run):

@@ -11,7 +11,8 @@ from snakemake.utils import min_version, validate
 min_version("9.0")
 
 # Package source of this checkout: jobs import it from here (see workflow/scripts) and rules
-# list the modules they use as inputs, so editing a module re-runs exactly the jobs below it.
+# list the modules they use as inputs (code stamps: `code`), so a change of a module's code
+# re-runs exactly the jobs below it.
 SRC = Path(workflow.basedir) / "src"
 
 
@@ -110,17 +111,24 @@ wildcard_constraints:
 
 # ---- package code as inputs -----------------------------------------------------------------
 def code(*modules):
-    """Source files of the given graphdr modules and everything they import (inside graphdr).
-
-    Snakemake re-runs a job when one of these files changes content (it compares checksums of
-    small inputs, so a touched but unchanged file does not count).
+    """Code stamps of the given graphdr modules and of everything they import (inside graphdr):
+    one small file per source file under the results root, holding the digest of its syntax
+    tree without docstrings (graphdr.pipeline.codedeps.code_stamps), rewritten only when that
+    digest changes. A job re-runs when what its code does changes; a comment, a docstring or a
+    re-formatting re-runs nothing (docs/workflow.md, "Rerun policy").
     """
     return list(_code_files(modules))
 
 
 @functools.cache
 def _code_files(modules):
-    return tuple(os.path.relpath(f) for f in codedeps.code_closure(modules, SRC))
+    return tuple(_stamp(f) for f in codedeps.code_closure(modules, SRC))
+
+
+@functools.cache
+def _stamp(source):
+    (stamp,) = codedeps.code_stamps([source], SRC, results("code"))
+    return os.path.relpath(stamp)
 
 
 def registry_files():

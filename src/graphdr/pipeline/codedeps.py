@@ -14,6 +14,12 @@ a parent that only re-exports cannot change a result and is left out. A module i
 string (``importlib.import_module``) is invisible on purpose: the workflow adds the module that
 defines the configured estimator with :func:`defining_module`, so a fit does not depend on
 every method family.
+
+What a job depends on is a file's *meaning*, not its text: the workflow lists a stamp per source
+file (:func:`code_stamps`) holding the digest of its syntax tree without docstrings
+(:func:`semantic_digest`), rewritten only when that digest changes. A comment, a docstring, a
+re-formatting or a moved line re-runs nothing; any change to what the code does re-runs the jobs
+below it.
 """
 
 from __future__ import annotations
@@ -77,13 +83,14 @@ def _imported_modules(path: str, mtime_ns: int, src: str) -> frozenset[str]:
 
 
 #: bump when :func:`_summarise` changes what it records: the on-disk summaries are keyed by it
-_SUMMARY_FORMAT = "graphdr.codedeps 1"
+_SUMMARY_FORMAT = "graphdr.codedeps 2"
 
 
 @functools.lru_cache(maxsize=1024)
 def _summary(path: str, mtime_ns: int) -> dict:
     """What the workflow needs of a source file, without its syntax tree: its import statements
-    (``[level, module, names]``, level -1 for ``import a, b``) and :func:`reexports_only`.
+    (``[level, module, names]``, level -1 for ``import a, b``), :func:`reexports_only` and the
+    :func:`semantic_digest` of its tree.
 
     Parsing is most of a dry run's cost of computing the rules' code inputs (74 files, about
     0.5 s on one core, in every ``snakemake`` call and every cluster job's), so summaries are
@@ -129,7 +136,67 @@ def _summarise(tree: ast.Module) -> dict:
         "format": _SUMMARY_FORMAT,
         "imports": imports,
         "reexports_only": _reexports_only(tree),
+        "digest": _tree_digest(tree),  # last: it drops the docstrings from ``tree``
     }
+
+
+def semantic_digest(path: str | Path) -> str:
+    """SHA-256 of a source file's syntax tree without its docstrings (``ast.dump``, no line or
+    column numbers): what the code does, not how it is written.
+
+    Comments, blank lines, formatting, line positions and the docstrings of the module, its
+    classes and functions do not enter it; every other change does (a statement, an expression,
+    a literal, a name, an annotation). A docstring is kept when it is a body's only statement
+    (a ``pass`` would otherwise stand in for it, a change of no consequence either way).
+    """
+    path = Path(path)
+    return _summary(str(path), path.stat().st_mtime_ns)["digest"]
+
+
+_DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _tree_digest(tree: ast.Module) -> str:
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None) if isinstance(node, _DOCUMENTED) else None
+        if body and len(body) > 1 and _is_docstring(body[0]):
+            node.body = body[1:]
+    return hashlib.sha256(ast.dump(tree).encode("utf-8")).hexdigest()
+
+
+def _is_docstring(node: ast.stmt) -> bool:
+    return (
+        isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    )
+
+
+def code_stamps(files: Iterable[str | Path], src: str | Path, root: str | Path) -> list[Path]:
+    """One stamp file per source file under ``root``, holding its :func:`semantic_digest`.
+
+    The stamp of ``src/graphdr/a/b.py`` is ``root/graphdr/a/b.py.digest``. It is written when
+    it is missing or holds another digest, and left untouched otherwise (atomically: cluster
+    jobs parse the workflow at the same time). The workflow lists the stamps, not the sources,
+    as a job's code inputs, so a job re-runs when what its code does changes, not when its text
+    does. Returns the stamp paths in the order of ``files``.
+    """
+    src, root = Path(src), Path(root)
+    stamps = []
+    for f in files:
+        stamp = root / (Path(f).resolve().relative_to(src.resolve()).as_posix() + ".digest")
+        text = semantic_digest(f) + "\n"
+        try:
+            current = stamp.read_text(encoding="utf-8")
+        except OSError:
+            current = None
+        if current != text:
+            stamp.parent.mkdir(parents=True, exist_ok=True)
+            tmp = stamp.with_name(f".{stamp.name}.{os.getpid()}.tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, stamp)
+        stamps.append(stamp)
+    return stamps
 
 
 @functools.lru_cache(maxsize=1024)
