@@ -238,7 +238,7 @@ def test_graph_errors(data):
     X, y = data
     with pytest.raises(ValueError, match="graph='tsne' is not a known graph"):
         make_graph("tsne")
-    with pytest.raises(ValueError, match="k1 must be a positive integer"):
+    with pytest.raises(ValueError, match="k1 must be an integer >= 1"):
         mfa_graph(y, X, k1=0)
     with pytest.raises(ValueError, match="variant must be 'pairs' or 'per_point'"):
         mfa_graph(y, X, variant="pair")

@@ -457,6 +457,9 @@ def test_parameter_and_precomputed_errors():
         CKFD(theta=-1.0).fit(X, y)
     with pytest.raises(ValueError, match="rule must be"):
         FusionDistanceClassifier(rule="svm").fit(X, y)
+    for k in (0, 1.5, True):
+        with pytest.raises(ValueError, match=r"n_neighbors must be an integer >= 1"):
+            FusionDistanceClassifier(n_neighbors=k).fit(X, y)
 
 
 # --------------------------------------------------------------------------------------------

@@ -89,7 +89,7 @@ def test_errors_and_warnings():
         TRPCA(n_components=9).fit(X)
     with pytest.raises(ValueError, match=r"n_inliers must be an integer in \[ceil\(N/2\), N\]"):
         TRPCA(n_inliers=10).fit(X)
-    with pytest.raises(ValueError, match="n_init must be a positive integer"):
+    with pytest.raises(ValueError, match="n_init must be an integer >= 1"):
         TRPCA(n_init=0).fit(X)
     with pytest.warns(ConvergenceWarning, match="TRPCA did not converge in max_iter=1"):
         TRPCA(n_components=2, max_iter=1, random_state=0).fit(X)

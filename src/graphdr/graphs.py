@@ -31,6 +31,7 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.neighbors import NearestNeighbors
 
 from graphdr._numba import njit
+from graphdr._validation import check_positive_int
 from graphdr.kernels import recentre_for_distances
 
 # --------------------------------------------------------------------------------------------
@@ -384,8 +385,7 @@ def _codes(y, n: int) -> np.ndarray:
 
 
 def _check_k(name: str, k) -> int:
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
-        raise ValueError(f"{name} must be a positive integer, got {k!r}.")
+    check_positive_int(name, k)
     return int(k)
 
 

@@ -36,7 +36,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from graphdr._numba import njit
-from graphdr._validation import check_n_components
+from graphdr._validation import check_n_components, check_positive_int
 from graphdr.kernels import squared_distances
 from graphdr.methods.graph_embedding import DEFAULT_KERNEL_TOL
 from graphdr.methods.qmi import (
@@ -354,9 +354,7 @@ class FusionDistanceClassifier(ClassifierMixin, BaseEstimator):
         """Store the references (training samples or class means) and the column kinds."""
         if self.rule not in ("knn", "ncc"):
             raise ValueError(f"rule must be 'knn' or 'ncc', got {self.rule!r}.")
-        k = self.n_neighbors
-        if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
-            raise ValueError(f"n_neighbors must be a positive integer, got {k!r}.")
+        check_positive_int("n_neighbors", self.n_neighbors)
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         self.classes_, y_enc = np.unique(y, return_inverse=True)

@@ -24,7 +24,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from graphdr._validation import check_n_components, check_positive_real
+from graphdr._validation import check_n_components, check_positive_int, check_positive_real
 from graphdr.solvers import flip_signs
 
 __all__ = ["TRPCA", "trpca_run"]
@@ -148,9 +148,7 @@ class TRPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         X = np.asarray(X, dtype=np.float64)
         n, d = X.shape
         for name in ("n_init", "max_iter"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+            check_positive_int(name, getattr(self, name))
         check_positive_real("tol", self.tol)
         k = check_n_components(
             min(10, -(-d // 2)) if self.n_components is None else self.n_components,
