@@ -332,6 +332,20 @@ def test_semantic_digest_of_every_module_survives_unparse_and_comment_removal(
         assert len(digests) == 1, path
 
 
+def test_no_workflow_code_reads_a_docstring():
+    """The code stamps leave docstrings out, which is sound only while no result depends on
+    one: no module of the package reads ``__doc__`` or ``inspect.getdoc`` (the calibration
+    command's ``--help`` text aside, which no job runs)."""
+    readers = {
+        path.relative_to(SRC).as_posix()
+        for path in (SRC / "graphdr").rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if (isinstance(node, ast.Attribute) and node.attr in ("__doc__", "getdoc"))
+        or (isinstance(node, ast.Name) and node.id in ("__doc__", "getdoc"))
+    }
+    assert readers == {"graphdr/pipeline/papers/akda_calibrate.py"}
+
+
 def test_code_stamps_change_only_with_the_digest(tmp_path, monkeypatch):
     """A stamp is written once, left untouched by a comment or docstring edit, rewritten by a
     change of code, and healed when damaged or deleted."""

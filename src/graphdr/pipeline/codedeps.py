@@ -147,7 +147,9 @@ def semantic_digest(path: str | Path) -> str:
     Comments, blank lines, formatting, line positions and the docstrings of the module, its
     classes and functions do not enter it; every other change does (a statement, an expression,
     a literal, a name, an annotation). A docstring is kept when it is a body's only statement
-    (a ``pass`` would otherwise stand in for it, a change of no consequence either way).
+    (a ``pass`` would otherwise stand in for it, a change of no consequence either way). Leaving
+    docstrings out is sound because no result reads one (tested: nothing in the package reads
+    ``__doc__`` but a command-line ``--help``).
     """
     path = Path(path)
     return _summary(str(path), path.stat().st_mtime_ns)["digest"]
