@@ -354,7 +354,7 @@ def test_code_stamps_change_only_with_the_digest(tmp_path, monkeypatch):
     src, root, a = tmp_path / "src", tmp_path / "results/code", tmp_path / "src/pkg/a.py"
 
     def stamp():
-        (path,) = codedeps.code_stamps([a], src, root)
+        path = codedeps.code_stamp(a, src, root)
         return path, path.stat().st_mtime_ns, path.read_text()
 
     path, mtime, text = stamp()

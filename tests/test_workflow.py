@@ -149,11 +149,16 @@ def edited(path: Path, change=add_code):
         os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
-def planned_after_edit(repo: Path, module: str, *targets: str, env: dict, change=add_code):
-    """First outputs of the jobs a dry run of ``targets`` plans while ``src/<module>`` carries
-    ``change`` (:func:`edited`); the module is restored afterwards."""
+def dry_run_after_edit(repo: Path, module: str, *targets: str, env: dict, change=add_code) -> str:
+    """The output of a dry run of ``targets`` while ``src/<module>`` carries ``change``
+    (:func:`edited`); the module is restored afterwards."""
     with edited(repo / "src" / module, change):
-        out = snakemake(repo, "-n", *targets, env=env).stdout
+        return snakemake(repo, "-n", *targets, env=env).stdout
+
+
+def planned_after_edit(repo: Path, module: str, *targets: str, env: dict, change=add_code):
+    """First outputs of the jobs :func:`dry_run_after_edit` plans."""
+    out = dry_run_after_edit(repo, module, *targets, env=env, change=change)
     return set(re.findall(r"^    output: ([^,\n]+)", out, re.MULTILINE))
 
 

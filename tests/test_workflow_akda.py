@@ -12,7 +12,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from test_workflow import clean_env, copy_checkout, edited, quick_build_copy, snakemake
+from test_workflow import (
+    clean_env,
+    copy_checkout,
+    dry_run_after_edit,
+    quick_build_copy,
+    snakemake,
+)
 
 pytestmark = pytest.mark.workflow
 
@@ -73,8 +79,7 @@ def test_nothing_to_redo_and_an_edit_reruns_only_its_jobs(run):
     repo, env = run["repo"], run["env"]
     out = snakemake(repo, "-n", *TARGETS, env=env).stdout
     assert "Nothing to be done" in out
-    with edited(repo / "src" / "graphdr" / "methods" / "subclass.py"):
-        out = snakemake(repo, "-n", *TARGETS, env=env).stdout
+    out = dry_run_after_edit(repo, "graphdr/methods/subclass.py", *TARGETS, env=env)
     runs = f"{RESULTS}/akda/runs/akda_quick"
     # jobs to run print "output: <their files>" (the tables job lists every run as its input);
     # the kernel methods of a condition share one job (rule akda_group), the others do not

@@ -14,7 +14,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import yaml
-from test_workflow import MIRROR, clean_env, copy_checkout, edited, quick_build_copy, snakemake
+from test_workflow import (
+    MIRROR,
+    clean_env,
+    copy_checkout,
+    dry_run_after_edit,
+    quick_build_copy,
+    snakemake,
+)
 
 pytestmark = pytest.mark.workflow
 
@@ -78,18 +85,11 @@ def test_quick_targets_and_their_outputs(run):
     assert {"scale_unit_variance"} <= set(frame["variant"])  # a sensitivity study as a variant
 
 
-def _dry_run_after_editing(module, repo, env) -> str:
-    """The dry run's output with a statement appended to ``module`` (restored afterwards)."""
-    with edited(module):
-        return snakemake(repo, "-n", *TARGETS, env=env).stdout
-
-
 def test_nothing_to_redo_and_a_table_edit_reruns_no_sweep(run):
     repo, env = run["repo"], run["env"]
     out = snakemake(repo, "-n", *TARGETS, env=env).stdout
     assert "Nothing to be done" in out
-    module = repo / "src" / "graphdr" / "pipeline" / "papers" / "qmi.py"
-    out = _dry_run_after_editing(module, repo, env)
+    out = dry_run_after_edit(repo, "graphdr/pipeline/papers/qmi.py", *TARGETS, env=env)
     jobs = set(re.findall(r"^(?:local)?rule (\w+):", out, flags=re.MULTILINE))
     assert {"qmi_table", "qmi_summary", "qmi_curves", "judge_claims"} <= jobs
     assert not {"qmi_sweep", "qmi_visualise"} & jobs  # the report module fits nothing
@@ -99,8 +99,7 @@ def test_a_method_edit_reruns_the_fits_not_the_report_code(run):
     """KQMI's module: the sweeps and the visualisations fit it and re-run for it; the table jobs
     re-run only because the sweeps' outputs will change, never for the module itself."""
     repo, env = run["repo"], run["env"]
-    module = repo / "src" / "graphdr" / "methods" / "qmi.py"
-    out = _dry_run_after_editing(module, repo, env)
+    out = dry_run_after_edit(repo, "graphdr/methods/qmi.py", *TARGETS, env=env)
     reasons = {}
     for rule, block in re.findall(r"^(?:local)?rule (\w+):\n((?:    .*\n)+)", out, flags=re.M):
         reasons.setdefault(rule, []).append(re.search(r"reason: (.*)", block)[1])

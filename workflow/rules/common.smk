@@ -113,7 +113,7 @@ wildcard_constraints:
 def code(*modules):
     """Code stamps of the given graphdr modules and of everything they import (inside graphdr):
     one small file per source file under the results root, holding the digest of its syntax
-    tree without docstrings (graphdr.pipeline.codedeps.code_stamps), rewritten only when that
+    tree without docstrings (graphdr.pipeline.codedeps.code_stamp), rewritten only when that
     digest changes. A job re-runs when what its code does changes; a comment, a docstring or a
     re-formatting re-runs nothing (docs/workflow.md, "Rerun policy").
     """
@@ -127,8 +127,7 @@ def _code_files(modules):
 
 @functools.cache
 def _stamp(source):
-    (stamp,) = codedeps.code_stamps([source], SRC, results("code"))
-    return os.path.relpath(stamp)
+    return os.path.relpath(codedeps.code_stamp(source, SRC, results("code")))
 
 
 def registry_files():

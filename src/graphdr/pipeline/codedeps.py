@@ -16,7 +16,7 @@ defines the configured estimator with :func:`defining_module`, so a fit does not
 every method family.
 
 What a job depends on is a file's *meaning*, not its text: the workflow lists a stamp per source
-file (:func:`code_stamps`) holding the digest of its syntax tree without docstrings
+file (:func:`code_stamp`) holding the digest of its syntax tree without docstrings
 (:func:`semantic_digest`), rewritten only when that digest changes. A comment, a docstring, a
 re-formatting or a moved line re-runs nothing; any change to what the code does re-runs the jobs
 below it.
@@ -110,13 +110,21 @@ def _summary(path: str, mtime_ns: int) -> dict:
         pass  # not cached yet, or damaged: parse
     summary = _summarise(ast.parse(data, filename=path))
     try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
-        tmp = entry.with_name(f".{key}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(summary), encoding="utf-8")
-        os.replace(tmp, entry)  # atomic: a concurrent reader sees no half-written entry
+        _write_atomic(entry, json.dumps(summary))
     except OSError:
         pass
     return summary
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in its folder and ``os.replace``: a
+    concurrent reader (another ``snakemake`` call, a cluster job) sees the old file or the new
+    one, never half of one. (Here, not ``graphdr._files.atomic_path``: the workflow loads this
+    module by path, without the package.)"""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def _cache_dir() -> Path:
@@ -160,9 +168,8 @@ _DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 
 def _tree_digest(tree: ast.Module) -> str:
     for node in ast.walk(tree):
-        body = getattr(node, "body", None) if isinstance(node, _DOCUMENTED) else None
-        if body and len(body) > 1 and _is_docstring(body[0]):
-            node.body = body[1:]
+        if isinstance(node, _DOCUMENTED) and len(node.body) > 1 and _is_docstring(node.body[0]):
+            node.body = node.body[1:]
     return hashlib.sha256(ast.dump(tree).encode("utf-8")).hexdigest()
 
 
@@ -174,31 +181,26 @@ def _is_docstring(node: ast.stmt) -> bool:
     )
 
 
-def code_stamps(files: Iterable[str | Path], src: str | Path, root: str | Path) -> list[Path]:
-    """One stamp file per source file under ``root``, holding its :func:`semantic_digest`.
+def code_stamp(source: str | Path, src: str | Path, root: str | Path) -> Path:
+    """The stamp file of a source file under ``root``, holding its :func:`semantic_digest`.
 
     The stamp of ``src/graphdr/a/b.py`` is ``root/graphdr/a/b.py.digest``. It is written when
     it is missing or holds another digest, and left untouched otherwise (atomically: cluster
     jobs parse the workflow at the same time). The workflow lists the stamps, not the sources,
     as a job's code inputs, so a job re-runs when what its code does changes, not when its text
-    does. Returns the stamp paths in the order of ``files``.
+    does.
     """
-    src, root = Path(src), Path(root)
-    stamps = []
-    for f in files:
-        stamp = root / (Path(f).resolve().relative_to(src.resolve()).as_posix() + ".digest")
-        text = semantic_digest(f) + "\n"
-        try:
-            current = stamp.read_text(encoding="utf-8")
-        except OSError:
-            current = None
-        if current != text:
-            stamp.parent.mkdir(parents=True, exist_ok=True)
-            tmp = stamp.with_name(f".{stamp.name}.{os.getpid()}.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, stamp)
-        stamps.append(stamp)
-    return stamps
+    stamp = Path(root) / (
+        Path(source).resolve().relative_to(Path(src).resolve()).as_posix() + ".digest"
+    )
+    text = semantic_digest(source) + "\n"
+    try:
+        current = stamp.read_text(encoding="utf-8")
+    except OSError:
+        current = None
+    if current != text:
+        _write_atomic(stamp, text)
+    return stamp
 
 
 @functools.lru_cache(maxsize=1024)
