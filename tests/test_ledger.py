@@ -555,3 +555,76 @@ def test_a_test_that_cannot_reach_the_level_leaves_the_claim_not_checked(rule):
     if rule == "better":
         within = claim(rule, tolerance=0.1)  # the gap (0.05) is inside the stated margin
         assert verdict(within, few) == NO_DIFFERENCE
+
+
+def rates(values, method="A"):
+    """One rate per dataset (a measured speed-up per experiment), one split each."""
+    return pd.DataFrame(
+        {"dataset": [f"d{i}" for i in range(len(values))], "method": method, "split": "run",
+         "value": np.asarray(values, dtype=float)}
+    ).assign(paper="x", study="s", variant="primary", classifier="ncc", dimension="", metric="acc")  # fmt: skip
+
+
+def test_rate_claims_decide_the_side_of_1_by_the_log_rate_wilcoxon_test():
+    """A rate claim with at least 6 values: the side of 1 is the Wilcoxon signed-rank test's on
+    the log-rates (statistic and p equal scipy's on np.log of the values), the size the
+    median's. Rates spread around 1 -> no difference, whichever side the median falls (the
+    flip between runs this rule removes); significantly above 1 but with the median under the
+    threshold -> partly; significantly below 1 -> not reproduced; fewer than 6 values, or a
+    claim that is not a rate -> the median alone, as before."""
+    c = claim("at_least", versus=(), kind="rate", tolerance=2.0)
+    around = [0.05, 0.5, 0.8, 0.95, 1.1, 1.3, 2.5, 30.0]  # median 1.025
+    below = [v * 0.85 for v in around]  # median 0.87: "not reproduced" by the median alone
+    for values in (around, below):
+        out = ledger.judge([c], rates(values)).iloc[0]
+        ref = sps.wilcoxon(np.log(values))
+        assert out["verdict"] == NO_DIFFERENCE, out["evidence"]
+        assert out["p_value"] == pytest.approx(ref.pvalue)
+        assert out["statistic"] == pytest.approx(ref.statistic)
+        assert "not separable from 1" in out["evidence"]
+    assert verdict(replace(c, kind="ordering"), rates(below)) == NOT_REPRODUCED
+    assert verdict(c, rates(below[:5])) == NOT_REPRODUCED  # 5 values: no test
+    faster = [1.2, 1.4, 1.5, 1.7, 1.8, 3.0, 9.0]  # all above 1, median 1.7
+    assert verdict(c, rates(faster)) == PARTLY
+    assert verdict(replace(c, tolerance=1.5), rates(faster)) == REPRODUCED
+    slower = [1 / v for v in faster]
+    out = ledger.judge([c], rates(slower)).iloc[0]
+    assert out["verdict"] == NOT_REPRODUCED and "(below 1)" in out["evidence"]
+    # ratio_close: the band by the median, the side of 1 by the test
+    close = claim("ratio_close", versus=(), kind="rate", paper_value=2.0, tolerance=1.5)
+    assert verdict(close, rates(faster)) == REPRODUCED
+    assert verdict(close, rates(around)) == NO_DIFFERENCE
+    assert verdict(close, rates(slower)) == NOT_REPRODUCED
+    assert verdict(replace(close, paper_value=0.5), rates(slower)) == REPRODUCED
+    assert verdict(replace(close, paper_value=20.0), rates(faster)) == PARTLY
+    with pytest.raises(ValueError, match="a rate must be positive"):
+        verdict(c, rates([0.0, 1, 2, 3, 4, 5]))
+
+
+def test_log_rate_test_side_follows_the_rank_sums():
+    """The side is the sign of R+ - R- of the log-rates, not of their median: here the median
+    is below 1 while the large rates carry the rank sum."""
+    values = [0.97, 0.98, 0.99, 0.995, 0.999, 5.0, 8.0, 9.0, 20.0]
+    assert np.median(np.log(values)) < 0
+    test, side = lstats.log_rate_test(values)
+    assert side == 1
+    assert test.p == pytest.approx(sps.wilcoxon(np.log(values)).pvalue)
+    assert lstats.log_rate_test([0.5, 2.0])[1] == 0
+
+
+def test_top_set_share_reads_most_experiments_as_a_majority():
+    """``tolerance`` of top_set is the share of datasets the claim asks for ("in most
+    experiments": 0.5): 5 of 8 datasets with B and C on top is reproduced with it, partly
+    without it; 4 of 8 is not a majority; a share outside (0, 1) is refused."""
+    wrong = {(d, "A"): 0.3 for d in range(3)}  # A on top on 3 of 8 datasets
+    f = frame({"A": 0.0, "B": 0.1, "C": 0.2}, per_dataset=wrong)
+    c = claim("top_set", subject=("B", "C"), versus=())
+    assert verdict(c, f) == PARTLY
+    out = ledger.judge([replace(c, tolerance=0.5)], f).iloc[0]
+    assert (
+        out["verdict"] == REPRODUCED and "5/8 datasets (the claim asks for more" in out["evidence"]
+    )
+    half = frame({"A": 0.0, "B": 0.1, "C": 0.2}, per_dataset={(d, "A"): 0.3 for d in range(4)})
+    assert verdict(replace(c, tolerance=0.5), half) == PARTLY
+    with pytest.raises(ValueError, match="share of datasets"):
+        verdict(replace(c, tolerance=2.0), f)

@@ -360,9 +360,13 @@ def gain_fraction(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
 # ---- per-dataset counts -------------------------------------------------------------------------
 
 
-def _per_dataset(claim: Claim, data: pd.DataFrame, judge_one) -> Judgement:
+def _per_dataset(claim: Claim, data: pd.DataFrame, judge_one, share=None) -> Judgement:
     """Count the datasets on which ``judge_one(dataset, part, means)`` says the claim holds;
-    it returns (outcome or None when the subject has no result there, evidence text)."""
+    it returns (outcome or None when the subject has no result there, evidence text).
+
+    Every dataset must hold for "reproduced" (:func:`combine`), unless ``share`` is given (a
+    claim "in most experiments": 0.5): then more than that share of the datasets holding is
+    "reproduced", and some but not enough is "partly reproduced"."""
     methods = _group(claim, data)
     outcomes, parts = [], []
     for d, part in data[data["method"].isin(methods)].groupby("dataset", sort=False):
@@ -376,9 +380,14 @@ def _per_dataset(claim: Claim, data: pd.DataFrame, judge_one) -> Judgement:
             f"claim {claim.paper}:{claim.claim}: no dataset has results of {list(claim.subject)}."
         )
     hits = outcomes.count("yes")
+    verdict, count = combine(outcomes), f"{hits}/{len(outcomes)} datasets"
+    if share is not None:
+        count += f" (the claim asks for more than {share:g} of them)"
+        if hits > share * len(outcomes):
+            verdict = REPRODUCED
     return Judgement(
-        combine(outcomes),
-        f"{hits}/{len(outcomes)} datasets; " + "; ".join(parts),
+        verdict,
+        f"{count}; " + "; ".join(parts),
         ours=float(hits),
         n=len(outcomes),
     )
@@ -413,9 +422,18 @@ def top_set(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     other method, by the paired Wilcoxon test over the dataset's splits when there are at least
     MIN_UNITS of them (significant -> holds or fails by the gap's sign; not significant -> tie).
     With fewer splits no test can reach the level, and the means decide, as the evidence says
-    (one split: a single deterministic measurement)."""
+    (one split: a single deterministic measurement).
+
+    ``tolerance`` (optional, in (0, 1)): the share of the datasets the claim asks for, for a
+    claim "in most experiments" (0.5: a majority); empty: every dataset."""
     sign = 1.0 if claim.higher_is_better else -1.0
     subjects = set(claim.subject)
+    share = claim.tolerance
+    if share is not None and not 0 < share < 1:
+        raise ValueError(
+            f"claim {claim.paper}:{claim.claim}: rule 'top_set' reads its tolerance as the share "
+            f"of datasets the claim asks for, in (0, 1) (0.5: 'in most experiments'), got {share:g}."
+        )
 
     def one(d, part, means, methods):
         if not subjects <= set(means.index):
@@ -437,7 +455,7 @@ def top_set(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
         outcome = ("yes" if gap > 0 else "no") if test.p < alpha else "tie"
         return outcome, f"{text} ({weakest} vs {others[0]}: {test.text()})"
 
-    return _per_dataset(claim, data, one)
+    return _per_dataset(claim, data, one, share)
 
 
 @rule("trend")
@@ -534,10 +552,50 @@ def _ratio(claim: Claim, data: pd.DataFrame) -> tuple[float, str]:
     return med, spread
 
 
+def _rate_direction(claim: Claim, data: pd.DataFrame, alpha: float):
+    """The direction test of a rate claim (``kind`` "rate": a speed-up, an iteration ratio)
+    with at least :data:`MIN_UNITS` values: the Wilcoxon signed-rank test of their logarithms
+    against 0 (the rate against 1; a ratio is symmetric on the log scale, 2x and 0.5x being
+    equally far from 1). Returns ``(direction, test)``: +1 / -1 when the rate is significantly
+    above / below 1, 0 when the test cannot separate it from 1 (run-to-run noise of a measured
+    time moves a median near 1 across it; the test does not follow); None when the claim is not
+    a rate or has too few values (then the median alone decides, as the evidence says)."""
+    v = data[data["method"] == claim.subject[0]]["value"].to_numpy(dtype=float)
+    if claim.kind != "rate" or v.size < MIN_UNITS:
+        return None, None
+    if not np.all(v > 0):
+        raise ValueError(
+            f"claim {claim.paper}:{claim.claim}: a rate must be positive, got "
+            f"{np.sort(v[v <= 0])[:3]} among the values of {claim.subject[0]!r}."
+        )
+    test, side = stats.log_rate_test(v)
+    return (side if test.p < alpha else 0), test
+
+
+def _rate_judgement(verdict, evidence, med, direction, test, claimed_side) -> Judgement:
+    """``verdict`` of the median, decided on the side of 1 by the direction test when it has
+    one (:func:`_rate_direction`): a rate not separable from 1 -> no difference; significantly
+    on the other side than the claim (``claimed_side``, +1 or -1) -> not reproduced;
+    significantly on the claim's side -> at least partly reproduced (the size by the median)."""
+    if test is None:
+        return Judgement(verdict, evidence, ours=med)
+    if direction == 0:
+        verdict = NO_DIFFERENCE
+    elif direction != claimed_side:
+        verdict = NOT_REPRODUCED
+    elif verdict == NOT_REPRODUCED:
+        verdict = PARTLY
+    side = {1: "above 1", -1: "below 1", 0: "not separable from 1"}[direction]
+    evidence += f"; log-rate against 0: {test.text()} ({side})"
+    return Judgement(verdict, evidence, med, test.name, test.statistic, test.p, test.n)
+
+
 @rule("ratio_close")
 def ratio_close(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     """A rate (speed-up, iteration ratio) close to the paper's: the median of ours within a
-    factor ``tolerance`` of ``paper_value``; on the same side of 1 but farther: partly."""
+    factor ``tolerance`` of ``paper_value``; on the same side of 1 but farther: partly. With at
+    least :data:`MIN_UNITS` values of a rate claim the side of 1 is the Wilcoxon test's
+    (:func:`_rate_judgement`): not separable from 1 -> no difference."""
     if claim.paper_value is None or not claim.tolerance or claim.tolerance < 1:
         raise ValueError(
             f"claim {claim.paper}:{claim.claim}: rule 'ratio_close' needs paper_value and a factor tolerance >= 1."
@@ -550,24 +608,30 @@ def ratio_close(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
         verdict = PARTLY
     else:
         verdict = NOT_REPRODUCED
-    return Judgement(
-        verdict,
-        f"ours {_fmt(med)}{spread}, paper {_fmt(claim.paper_value)}, accepted {_fmt(lo)}-{_fmt(hi)}",
-        ours=med,
+    evidence = (
+        f"ours {_fmt(med)}{spread}, paper {_fmt(claim.paper_value)}, accepted {_fmt(lo)}-{_fmt(hi)}"
     )
+    direction, test = _rate_direction(claim, data, alpha)
+    side = 1 if claim.paper_value > 1 else -1
+    return _rate_judgement(verdict, evidence, med, direction, test, side)
 
 
 @rule("at_least")
 def at_least(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     """A value (median over splits) at least ``tolerance`` (e.g. "an order of magnitude
-    faster": 10); at least 1 but below it: partly; below 1: not reproduced."""
+    faster": 10); at least 1 but below it: partly; below 1: not reproduced. With at least
+    :data:`MIN_UNITS` values of a rate claim the side of 1 is decided by the Wilcoxon test of
+    the log-rates and the size by the median, as :func:`gain_fraction` decides a gain (the
+    test's side and the median's threshold; :func:`_rate_judgement`)."""
     if claim.tolerance is None:
         raise ValueError(
             f"claim {claim.paper}:{claim.claim}: rule 'at_least' needs a tolerance (the threshold)."
         )
     med, spread = _ratio(claim, data)
     verdict = REPRODUCED if med >= claim.tolerance else (PARTLY if med >= 1 else NOT_REPRODUCED)
-    return Judgement(verdict, f"ours {_fmt(med)}{spread}, threshold {claim.tolerance:g}", ours=med)
+    evidence = f"ours {_fmt(med)}{spread}, threshold {claim.tolerance:g}"
+    direction, test = _rate_direction(claim, data, alpha)
+    return _rate_judgement(verdict, evidence, med, direction, test, 1)
 
 
 @rule("at_most")

@@ -20,6 +20,7 @@ __all__ = [
     "average_ranks",
     "friedman",
     "holm",
+    "log_rate_test",
     "mcnemar_exact",
     "min_wilcoxon_p",
     "spearman",
@@ -61,6 +62,17 @@ def wilcoxon_paired(a, b) -> Test:
         return Test("Wilcoxon signed-rank", statistic, p, int(a.size))
     res = stats.wilcoxon(d)
     return Test("Wilcoxon signed-rank", float(res.statistic), float(res.pvalue), int(a.size))
+
+
+def log_rate_test(rates) -> tuple[Test, int]:
+    """Wilcoxon signed-rank test of positive rates (speed-ups, ratios) against 1, on their
+    logarithms (a ratio is symmetric there: 2x and 0.5x are equally far from 1). Returns the
+    test and its side: +1 when the positive log-rates carry the larger rank sum (R+ > R-), -1
+    when the negative ones do, 0 when they balance."""
+    logs = np.log(np.asarray(rates, dtype=float))
+    test = wilcoxon_paired(logs, np.zeros_like(logs))
+    signed = np.sign(logs) * stats.rankdata(np.abs(logs))
+    return test, int(np.sign(signed.sum()))
 
 
 #: scipy's ``wilcoxon(method="auto")`` computes the exact null distribution by enumerating the
