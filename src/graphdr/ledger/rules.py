@@ -541,7 +541,8 @@ def value_close(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     )
 
 
-def _ratio(claim: Claim, data: pd.DataFrame) -> tuple[float, str]:
+def _ratio(claim: Claim, data: pd.DataFrame) -> tuple[np.ndarray, float, str]:
+    """The subject's values, their median and the text of their spread."""
     v = data[data["method"] == claim.subject[0]]["value"].to_numpy(dtype=float)
     if v.size == 0:
         raise MissingResults(
@@ -549,44 +550,36 @@ def _ratio(claim: Claim, data: pd.DataFrame) -> tuple[float, str]:
         )
     med = float(np.median(v))
     spread = f" (median of {v.size}: range {_fmt(v.min())}-{_fmt(v.max())})" if v.size > 1 else ""
-    return med, spread
+    return v, med, spread
 
 
-def _rate_direction(claim: Claim, data: pd.DataFrame, alpha: float):
-    """The direction test of a rate claim (``kind`` "rate": a speed-up, an iteration ratio)
-    with at least :data:`MIN_UNITS` values: the Wilcoxon signed-rank test of their logarithms
-    against 0 (the rate against 1; a ratio is symmetric on the log scale, 2x and 0.5x being
-    equally far from 1). Returns ``(direction, test)``: +1 / -1 when the rate is significantly
-    above / below 1, 0 when the test cannot separate it from 1 (run-to-run noise of a measured
-    time moves a median near 1 across it; the test does not follow); None when the claim is not
-    a rate or has too few values (then the median alone decides, as the evidence says)."""
-    v = data[data["method"] == claim.subject[0]]["value"].to_numpy(dtype=float)
-    if claim.kind != "rate" or v.size < MIN_UNITS:
-        return None, None
-    if not np.all(v > 0):
+def _rate_judgement(claim, values, alpha, verdict, evidence, med, claimed_side) -> Judgement:
+    """``verdict`` of the median, with the side of 1 decided by a test for a rate claim
+    (``kind`` "rate": a speed-up, an iteration ratio) with at least :data:`MIN_UNITS` values:
+    the Wilcoxon signed-rank test of their logarithms against 0 (:func:`stats.log_rate_test`;
+    a ratio is symmetric on the log scale, 2x and 0.5x being equally far from 1). Not separable
+    from 1 -> no difference (run-to-run noise of a measured time moves a median near 1 across
+    it; the test does not follow); significantly on the other side than the claim
+    (``claimed_side``, +1 or -1) -> not reproduced; significantly on the claim's side -> at least
+    partly reproduced (the size by the median). Other claims, or fewer values: the median's
+    ``verdict`` as it is."""
+    if claim.kind != "rate" or values.size < MIN_UNITS:
+        return Judgement(verdict, evidence, ours=med)
+    if not np.all(values > 0):
         raise ValueError(
             f"claim {claim.paper}:{claim.claim}: a rate must be positive, got "
-            f"{np.sort(v[v <= 0])[:3]} among the values of {claim.subject[0]!r}."
+            f"{np.sort(values[values <= 0])[:3]} among the values of {claim.subject[0]!r}."
         )
-    test, side = stats.log_rate_test(v)
-    return (side if test.p < alpha else 0), test
-
-
-def _rate_judgement(verdict, evidence, med, direction, test, claimed_side) -> Judgement:
-    """``verdict`` of the median, decided on the side of 1 by the direction test when it has
-    one (:func:`_rate_direction`): a rate not separable from 1 -> no difference; significantly
-    on the other side than the claim (``claimed_side``, +1 or -1) -> not reproduced;
-    significantly on the claim's side -> at least partly reproduced (the size by the median)."""
-    if test is None:
-        return Judgement(verdict, evidence, ours=med)
+    test, side = stats.log_rate_test(values)
+    direction = side if test.p < alpha else 0
     if direction == 0:
         verdict = NO_DIFFERENCE
     elif direction != claimed_side:
         verdict = NOT_REPRODUCED
     elif verdict == NOT_REPRODUCED:
         verdict = PARTLY
-    side = {1: "above 1", -1: "below 1", 0: "not separable from 1"}[direction]
-    evidence += f"; log-rate against 0: {test.text()} ({side})"
+    text = {1: "above 1", -1: "below 1", 0: "not separable from 1"}[direction]
+    evidence += f"; log-rate against 0: {test.text()} ({text})"
     return Judgement(verdict, evidence, med, test.name, test.statistic, test.p, test.n)
 
 
@@ -600,7 +593,7 @@ def ratio_close(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
         raise ValueError(
             f"claim {claim.paper}:{claim.claim}: rule 'ratio_close' needs paper_value and a factor tolerance >= 1."
         )
-    med, spread = _ratio(claim, data)
+    v, med, spread = _ratio(claim, data)
     lo, hi = claim.paper_value / claim.tolerance, claim.paper_value * claim.tolerance
     if lo <= med <= hi:
         verdict = REPRODUCED
@@ -611,9 +604,8 @@ def ratio_close(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     evidence = (
         f"ours {_fmt(med)}{spread}, paper {_fmt(claim.paper_value)}, accepted {_fmt(lo)}-{_fmt(hi)}"
     )
-    direction, test = _rate_direction(claim, data, alpha)
     side = 1 if claim.paper_value > 1 else -1
-    return _rate_judgement(verdict, evidence, med, direction, test, side)
+    return _rate_judgement(claim, v, alpha, verdict, evidence, med, side)
 
 
 @rule("at_least")
@@ -627,11 +619,10 @@ def at_least(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
         raise ValueError(
             f"claim {claim.paper}:{claim.claim}: rule 'at_least' needs a tolerance (the threshold)."
         )
-    med, spread = _ratio(claim, data)
+    v, med, spread = _ratio(claim, data)
     verdict = REPRODUCED if med >= claim.tolerance else (PARTLY if med >= 1 else NOT_REPRODUCED)
     evidence = f"ours {_fmt(med)}{spread}, threshold {claim.tolerance:g}"
-    direction, test = _rate_direction(claim, data, alpha)
-    return _rate_judgement(verdict, evidence, med, direction, test, 1)
+    return _rate_judgement(claim, v, alpha, verdict, evidence, med, 1)
 
 
 @rule("at_most")
@@ -642,7 +633,7 @@ def at_most(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
         raise ValueError(
             f"claim {claim.paper}:{claim.claim}: rule 'at_most' needs a tolerance (the bound)."
         )
-    med, spread = _ratio(claim, data)
+    _, med, spread = _ratio(claim, data)
     verdict = REPRODUCED if med <= claim.tolerance else NOT_REPRODUCED
     return Judgement(verdict, f"ours {_fmt(med)}{spread}, bound {claim.tolerance:g}", ours=med)
 
