@@ -42,13 +42,17 @@ def test_snakemake_lint_is_clean():
 
 
 def test_scripts_export_thread_limits_before_importing_graphdr():
-    """Numba sizes its pool at import, so the export (``_bootstrap.start``) must come first."""
+    """Numba sizes its pool at import, so the export (importing ``_bootstrap``) must come first;
+    each script runs its body through ``_bootstrap.job`` with an example job of its own rule."""
     for script in sorted((ROOT / "workflow" / "scripts").glob("[!_]*.py")):
         text = script.read_text()
-        export = text.index("_bootstrap.start(globals())")
-        first_import = text.index("from graphdr")
+        export = text.index("\nfrom _bootstrap import job")
+        first_import = text.index("\nfrom graphdr")
         assert export < first_import, script.name
-        assert f'"{script.stem}"' in text, f"{script.name} must mock its own rule"
+        assert "numpy" not in text[:export] and "numba" not in text[:export], script.name
+        assert f'with job(\n    "{script.stem}"' in text or f'with job("{script.stem}"' in text, (
+            f"{script.name} must run its body as a job of its own rule"
+        )
 
 
 def test_every_rule_has_log_benchmark_and_a_script_of_its_name():

@@ -1253,8 +1253,8 @@ def test_script_errors_end_the_log_once(tmp_path, inside_job):
     """An error before runtime.job opens the log (a failing import) ends the log too."""
     log = tmp_path / "job.log"  # Snakemake creates the log's directory
     body = (
-        "from graphdr.pipeline import runtime\n"
-        "with runtime.job(snakemake):\n"
+        "with _bootstrap.job('fake_rule') as job_snakemake:\n"
+        "    assert job_snakemake is snakemake\n"
         "    raise KeyError('inside')\n"
         if inside_job
         else "import graphdr.no_such_module\n"
@@ -1262,12 +1262,11 @@ def test_script_errors_end_the_log_once(tmp_path, inside_job):
     code = (
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT / 'workflow' / 'scripts')!r})\n"
-        "import _bootstrap\n"
         "class S:\n"
         "    threads, rule, wildcards = 1, 'fake_rule', {}\n"
         f"    log = [{str(log)!r}]\n"
         "snakemake = S()\n"
-        "_bootstrap.start(globals())\n" + body
+        "import _bootstrap\n" + body
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode != 0
@@ -1284,9 +1283,9 @@ def test_script_bootstrap_exports_the_runtime_thread_variables():
     code = (
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT / 'workflow' / 'scripts')!r})\n"
-        "import _bootstrap\n"
         "class S: threads = 3\n"
-        "_bootstrap.start({'snakemake': S()})\n"
+        "snakemake = S()\n"
+        "import _bootstrap\n"
         "import os\n"
         "from graphdr.pipeline import runtime\n"
         "assert _bootstrap.THREAD_VARIABLES == runtime.THREAD_VARIABLES\n"

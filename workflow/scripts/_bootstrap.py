@@ -1,11 +1,24 @@
-"""First lines of every workflow script: size the thread pools, then use this checkout's package.
+"""First import of every workflow script: size the thread pools, use this checkout's package,
+and run the script's body as one job.
 
-Thread pools (OpenBLAS, OpenMP, numba) read their size when numpy or numba is first imported, so
-the rule's ``threads`` are exported before anything imports them (Snakemake exports the BLAS
-variables for script rules but not ``NUMBA_NUM_THREADS``). The scripts import this checkout's
-``src/`` ahead of any installed graphdr, because conda environments drop ``PYTHONPATH``.
+A script is three lines of set-up and a call::
+
+    from _bootstrap import job  # first: the thread counts are exported before numpy loads
+
+    from graphdr.pipeline.papers import akda
+
+    with job("akda_run", dataset="akda_decaf50", condition="10Ex", akda_method="AKDA") as snakemake:
+        akda.akda_run(snakemake.input.prepared, ...)
+
+Importing this module exports the rule's ``threads`` to the thread-pool variables: the pools
+(OpenBLAS, OpenMP, numba) read their size when numpy or numba is first imported, and Snakemake
+exports the BLAS variables for script rules but not ``NUMBA_NUM_THREADS``. It also puts this
+checkout's ``src/`` ahead of any installed graphdr, because conda environments drop
+``PYTHONPATH``. Snakemake puts this folder on the path of the copy of the script it runs
+(its script preamble adds a local script's folder); run by hand, Python does.
 """
 
+import contextlib
 import os
 import sys
 import traceback
@@ -54,3 +67,28 @@ def _log_uncaught(path: str, previous):
         previous(kind, value, tb)
 
     return hook
+
+
+@contextlib.contextmanager
+def job(rule: str, **example_wildcards):
+    """Run the script's body as one job (:func:`graphdr.pipeline.runtime.job`); yields the
+    ``snakemake`` object.
+
+    Under Snakemake, the object its preamble defined in the script; run by hand
+    (``python workflow/scripts/<rule>.py``), the job of ``rule`` with ``example_wildcards``,
+    rebuilt from the workflow by :func:`graphdr.pipeline.runtime.mock_snakemake` (edit the
+    wildcards in the script to debug another job).
+    """
+    from graphdr.pipeline import runtime
+
+    snakemake = _SNAKEMAKE
+    if snakemake is None:
+        snakemake = runtime.mock_snakemake(rule, **example_wildcards)
+    with runtime.job(snakemake):
+        yield snakemake
+
+
+# the running script's own ``snakemake`` (None when it is run by hand), before anything imports
+# numpy: a script imports this module first
+_SNAKEMAKE = getattr(sys.modules.get("__main__"), "snakemake", None)
+start({"snakemake": _SNAKEMAKE})

@@ -1,24 +1,13 @@
 """Rule akda_equivalence: claim C1 of paper 002, AKDA against KNDA (principal angles).
 
-Run by Snakemake, or by hand for debugging (`python workflow/scripts/akda_equivalence.py`): the
-example job below is then rebuilt from the workflow.
+By hand: `python workflow/scripts/akda_equivalence.py` runs the example job below (docs/workflow.md).
 """
 
-import sys
+from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-if "snakemake" in globals():  # Snakemake runs a copy of this file from .snakemake/scripts
-    sys.path.insert(0, snakemake.scriptdir)
-import _bootstrap  # noqa: E402
+from graphdr.pipeline.papers import akda
 
-_bootstrap.start(globals())  # thread counts before numpy loads; this checkout's src/ first
-
-from graphdr.pipeline import runtime  # noqa: E402
-from graphdr.pipeline.papers import akda  # noqa: E402
-
-if "snakemake" not in globals():
-    snakemake = runtime.mock_snakemake("akda_equivalence")
-
-with runtime.job(snakemake):
+with job("akda_equivalence") as snakemake:
     akda.akda_equivalence(
         dict(zip(snakemake.params.datasets, snakemake.input.prepared, strict=True)),
         snakemake.params.conditions,

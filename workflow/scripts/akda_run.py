@@ -1,26 +1,13 @@
 """Rule akda_run: cross-validate, train and test one method on one dataset and condition.
 
-Run by Snakemake, or by hand for debugging (`python workflow/scripts/akda_run.py`): the example
-job below is then rebuilt from the workflow (edit its wildcards to debug another job).
+By hand: `python workflow/scripts/akda_run.py` runs the example job below (docs/workflow.md).
 """
 
-import sys
+from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-if "snakemake" in globals():  # Snakemake runs a copy of this file from .snakemake/scripts
-    sys.path.insert(0, snakemake.scriptdir)
-import _bootstrap  # noqa: E402
+from graphdr.pipeline.papers import akda
 
-_bootstrap.start(globals())  # thread counts before numpy loads; this checkout's src/ first
-
-from graphdr.pipeline import runtime  # noqa: E402
-from graphdr.pipeline.papers import akda  # noqa: E402
-
-if "snakemake" not in globals():
-    snakemake = runtime.mock_snakemake(
-        "akda_run", dataset="akda_decaf50", condition="10Ex", akda_method="AKDA"
-    )
-
-with runtime.job(snakemake):
+with job("akda_run", dataset="akda_decaf50", condition="10Ex", akda_method="AKDA") as snakemake:
     akda.akda_run(
         snakemake.input.prepared,
         dataset=snakemake.wildcards.dataset,

@@ -1,24 +1,13 @@
 """Rule akda_tables: MAP and speed-up tables against the paper's averages, the results frame.
 
-Run by Snakemake, or by hand for debugging (`python workflow/scripts/akda_tables.py`): the
-example job below is then rebuilt from the workflow.
+By hand: `python workflow/scripts/akda_tables.py` runs the example job below (docs/workflow.md).
 """
 
-import sys
+from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-if "snakemake" in globals():  # Snakemake runs a copy of this file from .snakemake/scripts
-    sys.path.insert(0, snakemake.scriptdir)
-import _bootstrap  # noqa: E402
+from graphdr.pipeline.papers import akda_report
 
-_bootstrap.start(globals())  # thread counts before numpy loads; this checkout's src/ first
-
-from graphdr.pipeline import runtime  # noqa: E402
-from graphdr.pipeline.papers import akda_report  # noqa: E402
-
-if "snakemake" not in globals():
-    snakemake = runtime.mock_snakemake("akda_tables")
-
-with runtime.job(snakemake):
+with job("akda_tables") as snakemake:
     cells = [tuple(c) for c in snakemake.params.cells]
     akda_report.akda_tables(
         dict(

@@ -1,25 +1,15 @@
 """Rule akda_toy: Figures 2-3 of paper 002 (one class against the rest, linear kernel).
 
-Run by Snakemake, or by hand for debugging (`python workflow/scripts/akda_toy.py`): the example
-job below is then rebuilt from the workflow.
+By hand: `python workflow/scripts/akda_toy.py` runs the example job below (docs/workflow.md).
 """
 
-import sys
 from pathlib import Path
 
-if "snakemake" in globals():  # Snakemake runs a copy of this file from .snakemake/scripts
-    sys.path.insert(0, snakemake.scriptdir)
-import _bootstrap  # noqa: E402
+from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-_bootstrap.start(globals())  # thread counts before numpy loads; this checkout's src/ first
+from graphdr.pipeline.papers import akda
 
-from graphdr.pipeline import runtime  # noqa: E402
-from graphdr.pipeline.papers import akda  # noqa: E402
-
-if "snakemake" not in globals():
-    snakemake = runtime.mock_snakemake("akda_toy")
-
-with runtime.job(snakemake):
+with job("akda_toy") as snakemake:
     out = snakemake.output
     akda.akda_toy(
         snakemake.input.prepared,

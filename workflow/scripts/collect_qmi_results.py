@@ -1,24 +1,13 @@
 """Rule collect_qmi_results: the tidy results frame of paper 001 (docs/claims.md).
 
-Run by Snakemake, or by hand for debugging (`python workflow/scripts/judge_claims.py`): the example job
-below is then rebuilt from the workflow (edit its wildcards to debug another job).
+By hand: `python workflow/scripts/collect_qmi_results.py` runs the example job below (docs/workflow.md).
 """
 
-import sys
+from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-if "snakemake" in globals():  # Snakemake runs a copy of this file from .snakemake/scripts
-    sys.path.insert(0, snakemake.scriptdir)
-import _bootstrap  # noqa: E402
+from graphdr.pipeline.papers import qmi
 
-_bootstrap.start(globals())  # thread counts before numpy loads; this checkout's src/ first
-
-from graphdr.pipeline import runtime  # noqa: E402
-from graphdr.pipeline.papers import qmi  # noqa: E402
-
-if "snakemake" not in globals():
-    snakemake = runtime.mock_snakemake("collect_qmi_results")
-
-with runtime.job(snakemake):
+with job("collect_qmi_results") as snakemake:
     qmi.write_results(
         {
             study: {**spec, "runs": {label: files for label, *files in spec["runs"]}}

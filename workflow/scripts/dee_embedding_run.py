@@ -1,24 +1,13 @@
 """Rule dee_embedding_run: 2-D embedding of every sample of one dataset by one method.
 
-Run by Snakemake, or by hand for debugging (`python workflow/scripts/dee_embedding_run.py`): the
-example job below is then rebuilt from the workflow (edit its wildcards to debug another job).
+By hand: `python workflow/scripts/dee_embedding_run.py` runs the example job below (docs/workflow.md).
 """
 
-import sys
+from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-if "snakemake" in globals():  # Snakemake runs a copy of this file from .snakemake/scripts
-    sys.path.insert(0, snakemake.scriptdir)
-import _bootstrap  # noqa: E402
+from graphdr.pipeline.papers import dee_compare
 
-_bootstrap.start(globals())  # thread counts before numpy loads; this checkout's src/ first
-
-from graphdr.pipeline import runtime  # noqa: E402
-from graphdr.pipeline.papers import dee_compare  # noqa: E402
-
-if "snakemake" not in globals():
-    snakemake = runtime.mock_snakemake("dee_embedding_run", dataset="yale", dee_method="DEE")
-
-with runtime.job(snakemake):
+with job("dee_embedding_run", dataset="yale", dee_method="DEE") as snakemake:
     dee_compare.embedding_run(
         snakemake.input.prepared,
         estimator=snakemake.params.estimator,

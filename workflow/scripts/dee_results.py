@@ -1,25 +1,14 @@
 """Rule dee_results: the tidy results frame of paper 003 for the claims ledger (docs/claims.md).
 
-Run by Snakemake, or by hand for debugging (`python workflow/scripts/dee_results.py`): the
-example job below is then rebuilt from the workflow.
+By hand: `python workflow/scripts/dee_results.py` runs the example job below (docs/workflow.md).
 """
 
-import sys
+from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-if "snakemake" in globals():  # Snakemake runs a copy of this file from .snakemake/scripts
-    sys.path.insert(0, snakemake.scriptdir)
-import _bootstrap  # noqa: E402
+from graphdr.pipeline.claims import write_results
+from graphdr.pipeline.papers import dee_results
 
-_bootstrap.start(globals())  # thread counts before numpy loads; this checkout's src/ first
-
-from graphdr.pipeline import runtime  # noqa: E402
-from graphdr.pipeline.claims import write_results  # noqa: E402
-from graphdr.pipeline.papers import dee_results  # noqa: E402
-
-if "snakemake" not in globals():
-    snakemake = runtime.mock_snakemake("dee_results")
-
-with runtime.job(snakemake):
+with job("dee_results") as snakemake:
     p = snakemake.params
     runs = {
         "optimizer_runs": {(v, d, o): (npz, timing) for v, d, o, npz, timing in p.optimizer_runs},

@@ -1,25 +1,16 @@
 """Rule fit_embed: fit one method on one fold, write model, embedding and info.
 
-Run by Snakemake, or by hand for debugging (`python workflow/scripts/fit_embed.py`): the example
-job below is then rebuilt from the workflow (edit its wildcards to debug another job).
+By hand: `python workflow/scripts/fit_embed.py` runs the example job below (docs/workflow.md).
 """
 
-import sys
+from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-if "snakemake" in globals():  # Snakemake runs a copy of this file from .snakemake/scripts
-    sys.path.insert(0, snakemake.scriptdir)
-import _bootstrap  # noqa: E402
+from graphdr.pipeline import fit
+from graphdr.pipeline.runtime import logger
 
-_bootstrap.start(globals())  # thread counts before numpy loads; this checkout's src/ first
-
-from graphdr.pipeline import fit, runtime  # noqa: E402
-
-if "snakemake" not in globals():
-    snakemake = runtime.mock_snakemake(
-        "fit_embed", experiment="demo", dataset="wine", method="LDA_GE", seed=0, fold=0
-    )
-
-with runtime.job(snakemake) as log:
+with job(
+    "fit_embed", experiment="demo", dataset="wine", method="LDA_GE", seed=0, fold=0
+) as snakemake:
     info = fit.fit_embed(
         snakemake.input.prepared,
         snakemake.input.splits,
@@ -31,4 +22,4 @@ with runtime.job(snakemake) as log:
         embedding_path=snakemake.output.embedding,
         info_path=snakemake.output.info,
     )
-    log.info("fitted: %s", info)
+    logger.info("fitted: %s", info)

@@ -1,24 +1,13 @@
 """Rule ngeu_tables: one NGEU paper table (paper vs ours, selected parameters, grid cost).
 
-Run by Snakemake, or by hand for debugging (`python workflow/scripts/ngeu_tables.py`): the example
-job below is then rebuilt from the workflow (edit its wildcards to debug another job).
+By hand: `python workflow/scripts/ngeu_tables.py` runs the example job below (docs/workflow.md).
 """
 
-import sys
+from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-if "snakemake" in globals():  # Snakemake runs a copy of this file from .snakemake/scripts
-    sys.path.insert(0, snakemake.scriptdir)
-import _bootstrap  # noqa: E402
+from graphdr.pipeline.papers import ngeu_report
 
-_bootstrap.start(globals())  # thread counts before numpy loads; this checkout's src/ first
-
-from graphdr.pipeline import runtime  # noqa: E402
-from graphdr.pipeline.papers import ngeu_report  # noqa: E402
-
-if "snakemake" not in globals():
-    snakemake = runtime.mock_snakemake("ngeu_tables", ngeu_table="table1")
-
-with runtime.job(snakemake):
+with job("ngeu_tables", ngeu_table="table1") as snakemake:
     out = snakemake.output
     ngeu_report.make_tables(
         snakemake.params.tasks,

@@ -1,24 +1,13 @@
 """Rule qmi_summary: dataset table and sweep timing of a study (paper 001).
 
-Run by Snakemake, or by hand for debugging (`python workflow/scripts/qmi_summary.py`): the example job
-below is then rebuilt from the workflow (edit its wildcards to debug another job).
+By hand: `python workflow/scripts/qmi_summary.py` runs the example job below (docs/workflow.md).
 """
 
-import sys
+from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-if "snakemake" in globals():  # Snakemake runs a copy of this file from .snakemake/scripts
-    sys.path.insert(0, snakemake.scriptdir)
-import _bootstrap  # noqa: E402
+from graphdr.pipeline.papers import qmi
 
-_bootstrap.start(globals())  # thread counts before numpy loads; this checkout's src/ first
-
-from graphdr.pipeline import runtime  # noqa: E402
-from graphdr.pipeline.papers import qmi  # noqa: E402
-
-if "snakemake" not in globals():
-    snakemake = runtime.mock_snakemake("qmi_summary", qmi_study="benchmarks")
-
-with runtime.job(snakemake):
+with job("qmi_summary", qmi_study="benchmarks") as snakemake:
     qmi.study_summary(
         {label: files for label, *files in snakemake.params.runs},
         study=snakemake.wildcards.qmi_study,

@@ -1,21 +1,11 @@
 """Rule retrieve_dataset: fetch the raw files of one dataset, write their manifest.
 
-Run by Snakemake, or by hand for debugging (`python workflow/scripts/retrieve_dataset.py`): the example
-job below is then rebuilt from the workflow (edit its wildcards to debug another job).
+By hand: `python workflow/scripts/retrieve_dataset.py` runs the example job below (docs/workflow.md).
 """
 
-import sys
+from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-if "snakemake" in globals():  # Snakemake runs a copy of this file from .snakemake/scripts
-    sys.path.insert(0, snakemake.scriptdir)
-import _bootstrap  # noqa: E402
+from graphdr.pipeline import data
 
-_bootstrap.start(globals())  # thread counts before numpy loads; this checkout's src/ first
-
-from graphdr.pipeline import data, runtime  # noqa: E402
-
-if "snakemake" not in globals():
-    snakemake = runtime.mock_snakemake("retrieve_dataset", dataset="wine")
-
-with runtime.job(snakemake):
+with job("retrieve_dataset", dataset="wine") as snakemake:
     data.retrieve_dataset(snakemake.params.source, snakemake.output.manifest)
