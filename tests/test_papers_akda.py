@@ -699,3 +699,7 @@ def test_short_fits_report_the_median_of_three_timings(monkeypatch):
         "LDA", {"C": 1.0}, table, X, y, train, test, timed=False, **common
     )
     assert len(calls) == 1 and seconds["timing_repeats"] == 1
+    calls.clear()  # a fit at the threshold is timed once, in the timed draw too
+    times = iter([(akda.REPEAT_BELOW_SECONDS - 2.0, 2.0)])
+    _, seconds = akda._draw_record("LDA", {"C": 1.0}, table, X, y, train, test, **common)
+    assert len(calls) == 1 and seconds["timing_repeats"] == 1
