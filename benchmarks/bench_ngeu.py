@@ -18,7 +18,7 @@ and numba pinned to the same thread count (``THREADS``, threadpoolctl + numba.se
 Times are the best of 3 interleaved rounds after a warm-up round. ``quick``: N = 1500 (diagonal
 case N = 500).
 
-The selection grid of paper 004's Table I (graphdr.pipeline.papers.ngeu): on a 10-class synthetic
+The selection grid of paper 004's Table I (graphdr.pipeline.papers.ngeu.protocol): on a 10-class synthetic
 problem (N = 600, D = 64; quick N = 300), KDA-NGEU over 5 kernel settings x 3 uncertainty widths x
 the 9 dimensions 1..C-1, the eigendecompositions actually performed (scipy eigh/eigvalsh calls)
 against the grid cells, and the time of the nested grid's fits (one per model-changing point)
@@ -85,7 +85,7 @@ def run(quick: bool) -> list[dict]:
 
 def _grid_problem(n: int):
     """A 10-class synthetic problem, its split, nearest-neighbour variances and the grid."""
-    from graphdr.pipeline.papers import ngeu
+    from graphdr.pipeline.papers.ngeu import protocol as ngeu
 
     rng = np.random.default_rng(2)
     y = np.arange(n) % 10
@@ -103,7 +103,7 @@ def _grid_problem(n: int):
 
 
 def _grid_rows(n: int) -> list[dict]:
-    from graphdr.pipeline.papers import ngeu
+    from graphdr.pipeline.papers.ngeu import protocol as ngeu
 
     X, y, fold, nn, method, grid = _grid_problem(n)
     _, _, cost = ngeu._method_rows("KDA_NGEU", method, grid, X, y, [fold], nn, k=1, seed=0)
@@ -151,7 +151,7 @@ def _grid_rows(n: int) -> list[dict]:
 def _path_rows(n: int) -> list[dict]:
     """The Table I nested grid of :func:`_grid_rows` at a larger N, ``path="auto"`` against
     ``path="full"``."""
-    from graphdr.pipeline.papers import ngeu
+    from graphdr.pipeline.papers.ngeu import protocol as ngeu
 
     X, y, fold, nn, method, grid = _grid_problem(n)
     case = f"Table I grid, KDA-NGEU, N_train={fold['train'].size} D=64 C=10"
@@ -195,7 +195,7 @@ def _reuse_rows(n: int) -> list[dict]:
     grid problem at MNIST's dimension (D = 784: the kernel matrices are not negligible there),
     the fold's kernel matrices shared between the methods (``run_methods(reuse=True)``, the
     workflow's setting) against every method computing its own, interleaved (target: below 1)."""
-    from graphdr.pipeline.papers import ngeu
+    from graphdr.pipeline.papers.ngeu import protocol as ngeu
 
     rng = np.random.default_rng(3)
     y = np.arange(n) % 10

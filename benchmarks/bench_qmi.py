@@ -140,7 +140,7 @@ def _memory_row(n: int) -> dict:
 def _sweep_rows(quick: bool) -> list[dict]:
     from graphdr.kernels import reuse_kernels
     from graphdr.methods import CKFD, GDA, KLPP_GE, KPCA_GE
-    from graphdr.pipeline.papers import qmi_sweep as qs
+    from graphdr.pipeline.papers.qmi import protocol as qs
     from graphdr.pipeline.runtime import count_eigendecompositions
 
     n = 400 if quick else 800

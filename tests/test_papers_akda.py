@@ -25,7 +25,8 @@ from graphdr.evaluation.splits import (
 )
 from graphdr.methods import AKDA
 from graphdr.pipeline.claims import write_results
-from graphdr.pipeline.papers import akda, akda_report
+from graphdr.pipeline.papers.akda import protocol as akda
+from graphdr.pipeline.papers.akda import report as akda_report
 
 
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
@@ -604,7 +605,7 @@ def test_gaussian_mixture_subclasses_are_offsets_of_the_same_samples():
 def test_calibration_selects_the_trial_nearest_the_papers_averages():
     """The calibration's choice is the trial nearest the reference MAPs (ties: AKSDA's gain),
     read from the reference file; every trial's MAPs are percentages of a real fit."""
-    from graphdr.pipeline.papers import akda_calibrate as cal
+    from graphdr.pipeline.papers.akda import calibrate as cal
 
     trials = pd.DataFrame(
         {"AKDA": [60.0, 61.0, 61.2, 90.0], "LSVM": [50.0, 58.0, 58.1, 58.0],

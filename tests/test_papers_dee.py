@@ -13,7 +13,9 @@ from graphdr.evaluation.dimensions import one_nn_accuracy
 from graphdr.evaluation.splits import per_class_split
 from graphdr.methods import DEE
 from graphdr.pipeline import io, plan
-from graphdr.pipeline.papers import dee, dee_compare, dee_compare_report, dee_runs
+from graphdr.pipeline.papers.dee import optimisers as dee_optimisers
+from graphdr.pipeline.papers.dee import protocol as dee_protocol
+from graphdr.pipeline.papers.dee import report as dee_report
 
 PARAMS = {"n_components": 2, "max_iter": 40, "random_state": 0}
 OPTIMIZERS = {"ld": "LD", "fp": "FP", "gd": "GD"}
@@ -38,7 +40,7 @@ def runs(tmp_path_factory):
     out = {}
     for opt, label in OPTIMIZERS.items():
         paths = (root / f"{opt}.npz", root / f"{opt}.timing.json")
-        dee_runs.optimizer_run(
+        dee_optimisers.optimizer_run(
             prepared,
             estimator="DEE",
             params=PARAMS,
@@ -53,7 +55,7 @@ def runs(tmp_path_factory):
 def test_run_records_the_direct_fit(runs):
     data = toy_dataset()
     ref = DEE(**PARAMS, optimizer="fp").fit(data.X, data.y)
-    run = dee.read_run(*runs["FP"])
+    run = dee_report.read_run(*runs["FP"])
     np.testing.assert_array_equal(run["Z"], ref.transform(data.X))
     np.testing.assert_array_equal(run["objective"], ref.history_["objective"])
     np.testing.assert_array_equal(run["y"], data.y)
@@ -70,7 +72,7 @@ def test_run_file_is_deterministic_and_timing_is_separate(runs, tmp_path):
     prepared = tmp_path / "toy.npz"
     datasets.save_npz(toy_dataset(), prepared)
     again = (tmp_path / "ld.npz", tmp_path / "ld.timing.json")
-    dee_runs.optimizer_run(
+    dee_optimisers.optimizer_run(
         prepared,
         estimator="DEE",
         params=PARAMS,
@@ -80,8 +82,10 @@ def test_run_file_is_deterministic_and_timing_is_separate(runs, tmp_path):
     )
     assert again[0].read_bytes() == runs["LD"][0].read_bytes()
     assert not any("time" in key for key in io.read_npz(again[0]))  # no measurement in the npz
-    assert dee_runs.is_timing_output(again[1]) and not dee_runs.is_timing_output(again[0])
-    assert dee_runs.is_timing_output("paper_figures/dee/x_objective_timing.png")
+    assert dee_optimisers.is_timing_output(again[1]) and not dee_optimisers.is_timing_output(
+        again[0]
+    )
+    assert dee_optimisers.is_timing_output("paper_figures/dee/x_objective_timing.png")
 
 
 def test_tables_against_paper(runs, tmp_path):
@@ -94,7 +98,7 @@ def test_tables_against_paper(runs, tmp_path):
             "value": [13, 38],
         }
     ).to_csv(reference, index=False)
-    shown = dee.optimizer_tables(
+    shown = dee_report.optimizer_tables(
         {("Toy", label): paths for label, paths in runs.items()},
         reference=reference,
         baseline="LD",
@@ -105,16 +109,16 @@ def test_tables_against_paper(runs, tmp_path):
     )
     long = pd.read_csv(tmp_path / "long.csv")
     for label, paths in runs.items():
-        run = dee.read_run(*paths)
+        run = dee_report.read_run(*paths)
         row = long[long["optimizer"] == label].iloc[0]
         assert row["iterations"] == int(run["n_iter"])
         assert row["objective"] == pytest.approx(float(run["objective"][-1]), rel=1e-15)
     it = shown["iterations"]
     assert list(it["optimiser"][it["optimiser"] != ""]) == ["LD", "FP", "GD"]
     ld = it.index[it["optimiser"] == "LD"][0]
-    n_ld = int(dee.read_run(*runs["LD"])["n_iter"])
+    n_ld = int(dee_report.read_run(*runs["LD"])["n_iter"])
     assert list(it.loc[ld : ld + 2, "Toy"]) == ["13", str(n_ld), f"{n_ld - 13:+d}"]
-    assert it.loc[ld + 3, "Toy"] == dee.NOT_REPORTED  # FP iterations: not in the paper
+    assert it.loc[ld + 3, "Toy"] == dee_report.NOT_REPORTED  # FP iterations: not in the paper
     timing = shown["timing"]
     # the baseline's ratio to itself is 1; FP's ratio is compared with the paper's 38
     assert timing.loc[ld + 1, "Toy (x LD)"] == "1.00"
@@ -132,9 +136,9 @@ def test_figures_deterministic_except_timing(runs, tmp_path):
         objective_stem=stems["obj"],
         timing_stem=stems["obj_timing"],
     )
-    dee.plot_optimizer_study(runs, **kwargs)
+    dee_report.plot_optimizer_study(runs, **kwargs)
     first = {k: (v.with_suffix(".png")).read_bytes() for k, v in stems.items()}
-    dee.plot_optimizer_study(runs, **kwargs)
+    dee_report.plot_optimizer_study(runs, **kwargs)
     for key in ("emb", "obj"):
         assert stems[key].with_suffix(".png").read_bytes() == first[key]
         assert stems[key].with_suffix(".pdf").read_bytes().startswith(b"%PDF")
@@ -146,7 +150,7 @@ def test_elapsed_time_adds_setup_before_iterations():
         "phases": {"setup": 0.5, "direction": 0.25, "iterations": 3.0},
         "iteration_seconds": [0.0, 1.0, 2.0],
     }
-    np.testing.assert_allclose(dee._elapsed(timing), [0.75, 1.75, 3.75])
+    np.testing.assert_allclose(dee_report._elapsed(timing), [0.75, 1.75, 3.75])
 
 
 def test_study_plan_and_checks():
@@ -177,7 +181,7 @@ def test_study_plan_and_checks():
         assert fragment in str(err.value)
 
 
-# ---- Figure 11 and Figures 7-10 (graphdr.pipeline.papers.dee_compare / _report) ------------
+# ---- Figure 11 and Figures 7-10 (graphdr.pipeline.papers.dee.protocol / _report) ------------
 
 
 def faces_like(seed=0, n_classes=4, per_class=10, n_features=30) -> datasets.Dataset:
@@ -200,7 +204,7 @@ def test_pca_basis_matches_sklearn():
     from sklearn.decomposition import PCA
 
     X = faces_like().X
-    mean, V = dee_compare.pca_basis(X, 5)
+    mean, V = dee_protocol.pca_basis(X, 5)
     np.testing.assert_allclose(V.T @ V, np.eye(5), atol=1e-12)
     ref = PCA(5, svd_solver="full").fit(X).components_
     np.testing.assert_allclose(np.abs(ref @ V), np.eye(5), atol=1e-8)  # same axes, up to sign
@@ -213,7 +217,7 @@ def test_nested_readout_equals_refitting_at_each_dimension(faces_file, tmp_path,
     from graphdr.methods import DCV, MMPA
 
     pca = None if method == "DCV" else 12
-    frame = dee_compare.recognition_run(
+    frame = dee_protocol.recognition_run(
         faces_file,
         estimator=method,
         params={},
@@ -232,7 +236,7 @@ def test_nested_readout_equals_refitting_at_each_dimension(faces_file, tmp_path,
         train, test = per_class_split(data.y, random_state=seed, train_per_class=5)
         Xtr, Xte = data.X[train], data.X[test]
         if pca:
-            mean, V = dee_compare.pca_basis(Xtr, pca)
+            mean, V = dee_protocol.pca_basis(Xtr, pca)
             Xtr, Xte = (Xtr - mean) @ V, (Xte - mean) @ V
         for d, acc in zip(rows["dim"], rows["accuracy"], strict=True):
             model = (DCV if method == "DCV" else MMPA)(n_components=d).fit(Xtr, data.y[train])
@@ -246,7 +250,7 @@ def test_nested_readout_equals_refitting_at_each_dimension(faces_file, tmp_path,
 
 def test_non_nested_run_fits_each_dimension(faces_file, tmp_path):
     params = {"max_iter": 30}
-    frame = dee_compare.recognition_run(
+    frame = dee_protocol.recognition_run(
         faces_file,
         estimator="DEE",
         params=params,
@@ -260,14 +264,14 @@ def test_non_nested_run_fits_each_dimension(faces_file, tmp_path):
     assert frame["dim"].tolist() == [1, 3]
     data = faces_like()
     train, test = per_class_split(data.y, random_state=2, train_fraction=0.5)
-    mean, V = dee_compare.pca_basis(data.X[train], 10)
+    mean, V = dee_protocol.pca_basis(data.X[train], 10)
     Xtr, Xte = (data.X[train] - mean) @ V, (data.X[test] - mean) @ V
     model = DEE(n_components=3, random_state=2, **params).fit(Xtr, data.y[train])
     ref = one_nn_accuracy(model.transform(Xtr), data.y[train], model.transform(Xte), data.y[test])
     row = frame[frame["dim"] == 3].iloc[0]
     assert row["accuracy"] == ref and row["n_iter"] == model.n_iter_
     # the CSV is the returned frame, and a second run writes the same bytes
-    dee_compare.recognition_run(
+    dee_protocol.recognition_run(
         faces_file,
         estimator="DEE",
         params=params,
@@ -287,7 +291,7 @@ def test_cv_selects_on_the_training_part_and_the_run_uses_it(faces_file, tmp_pat
 
     data = faces_like()
     train, test = per_class_split(data.y, random_state=1, train_fraction=0.5)
-    mean, V = dee_compare.pca_basis(data.X[train], 10)
+    mean, V = dee_protocol.pca_basis(data.X[train], 10)
     Xtr, Xte = (data.X[train] - mean) @ V, (data.X[test] - mean) @ V
     ytr = data.y[train]
     params = {"max_iter": 30, "random_state": 1}
@@ -301,12 +305,12 @@ def test_cv_selects_on_the_training_part_and_the_run_uses_it(faces_file, tmp_pat
             knn = KNeighborsClassifier(1).fit(m.transform(Xtr[f]), ytr[f])
             accs.append(knn.score(m.transform(Xtr[v]), ytr[v]))
         scores.append(np.mean(accs))
-    chosen = dee_compare.select_by_cv(
+    chosen = dee_protocol.select_by_cv(
         "DEE", params, Xtr, ytr, param="lam", values=values, dimension=2, folds=3, seed=1
     )
     assert chosen == values[int(np.argmax(scores))]
     cv = {"param": "lam", "values": values, "dimension": 2, "folds": 3}
-    frame = dee_compare.recognition_run(
+    frame = dee_protocol.recognition_run(
         faces_file, estimator="DEE", params={"max_iter": 30}, nested=False,
         split={"train_fraction": 0.5}, seeds=[1], dimensions=[2, 3], output=tmp_path / "cv.csv",
         pca=10, cv=cv,
@@ -316,7 +320,7 @@ def test_cv_selects_on_the_training_part_and_the_run_uses_it(faces_file, tmp_pat
     ref = one_nn_accuracy(model.transform(Xtr), ytr, model.transform(Xte), data.y[test])
     assert frame.loc[frame["dim"] == 3, "accuracy"].item() == ref
     with pytest.raises(ValueError, match="either `grid` or `param`"):
-        dee_compare.recognition_run(
+        dee_protocol.recognition_run(
             faces_file, estimator="DEE", params={}, nested=False, split={"train_fraction": 0.5},
             seeds=[1], dimensions=[2], output=tmp_path / "x.csv", cv={"dimension": 2},
         )  # fmt: skip
@@ -332,12 +336,12 @@ def test_cv_grid_with_relative_width_and_a_nested_method(faces_file, tmp_path):
 
     data = faces_like()
     train, test = per_class_split(data.y, random_state=0, train_fraction=0.5)
-    mean, V = dee_compare.pca_basis(data.X[train], 8)
+    mean, V = dee_protocol.pca_basis(data.X[train], 8)
     Xtr, Xte, ytr = (data.X[train] - mean) @ V, (data.X[test] - mean) @ V, data.y[train]
     D2 = ((Xtr[:, None] - Xtr[None]) ** 2).sum(-1)
     same = (ytr[:, None] == ytr[None]) & ~np.eye(len(ytr), dtype=bool)
     unit = auto_sigma(D2, same)
-    assert dee_compare.within_class_distance(Xtr, ytr) == pytest.approx(unit, rel=1e-12)
+    assert dee_protocol.within_class_distance(Xtr, ytr) == pytest.approx(unit, rel=1e-12)
     params = {"max_iter": 20, "random_state": 0}
     best, best_score = None, -1.0
     folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(Xtr, ytr))
@@ -352,7 +356,7 @@ def test_cv_grid_with_relative_width_and_a_nested_method(faces_file, tmp_path):
             if np.mean(accs) > best_score:
                 best, best_score = (lam, factor), np.mean(accs)
     cv = {"grid": {"lam": [1.0, 10.0], "sigma": [0.5, 2.0]}, "relative": ["sigma"], "dimension": 2}
-    frame = dee_compare.recognition_run(
+    frame = dee_protocol.recognition_run(
         faces_file, estimator="DEE", params={"max_iter": 20}, nested=False,
         split={"train_fraction": 0.5}, seeds=[0], dimensions=[2], output=tmp_path / "g.csv",
         pca=8, cv=cv,
@@ -362,7 +366,7 @@ def test_cv_grid_with_relative_width_and_a_nested_method(faces_file, tmp_path):
     model = DEE(2, lam=best[0], sigma=best[1] * unit, **params).fit(Xtr, ytr)
     ref = one_nn_accuracy(model.transform(Xtr), ytr, model.transform(Xte), data.y[test])
     assert frame["accuracy"].item() == ref
-    nested = dee_compare.recognition_run(
+    nested = dee_protocol.recognition_run(
         faces_file, estimator="MMPA", params={}, nested=True, split={"train_fraction": 0.5},
         seeds=[0], dimensions=[1, 2], output=tmp_path / "m.csv", pca=8,
         cv={"grid": {"n_between": [2, 5]}, "dimension": 2},
@@ -376,8 +380,8 @@ def test_cv_grid_with_relative_width_and_a_nested_method(faces_file, tmp_path):
 def test_raw_baseline_is_one_nn_on_the_input(faces_file, tmp_path):
     from sklearn.neighbors import KNeighborsClassifier
 
-    frame = dee_compare.recognition_run(
-        faces_file, estimator=dee_compare.RAW, params={}, nested=True, split={"train_fraction": 0.5},
+    frame = dee_protocol.recognition_run(
+        faces_file, estimator=dee_protocol.RAW, params={}, nested=True, split={"train_fraction": 0.5},
         seeds=[0, 1], dimensions=[1, 2], output=tmp_path / "raw.csv",
     )  # fmt: skip
     data = faces_like()
@@ -389,10 +393,10 @@ def test_raw_baseline_is_one_nn_on_the_input(faces_file, tmp_path):
 
 
 def test_fluctuation_counts_movement_beyond_one_rise():
-    assert dee_compare_report.fluctuation([50, 60, 70, 70, 70]) == 0.0  # rise, plateau
-    assert dee_compare_report.fluctuation([50, 60, 70, 70, 65]) == pytest.approx(5.0)
-    assert dee_compare_report.fluctuation([50, 60, 55, 65, 60]) == pytest.approx(15.0)
-    assert dee_compare_report.fluctuation([1.0]) == 0.0
+    assert dee_report.fluctuation([50, 60, 70, 70, 70]) == 0.0  # rise, plateau
+    assert dee_report.fluctuation([50, 60, 70, 70, 65]) == pytest.approx(5.0)
+    assert dee_report.fluctuation([50, 60, 55, 65, 60]) == pytest.approx(15.0)
+    assert dee_report.fluctuation([1.0]) == 0.0
 
 
 def _synthetic_run(path, curve, n_classes, nested):
@@ -425,7 +429,7 @@ def test_recognition_tables(tmp_path):
     }
     reference = tmp_path / "ref.csv"
     reference.write_text("table,row,column,value,source\nbest_accuracy,DCV,USPS,83,text\n")
-    shown = dee_compare_report.recognition_tables(
+    shown = dee_report.recognition_tables(
         runs,
         reference=reference,
         figure_stem=tmp_path / "fig11",
@@ -436,7 +440,7 @@ def test_recognition_tables(tmp_path):
     dcv = shown.index[shown["method"] == "DCV"][0]
     # best of the mean curve: DCV at d = 3, mean 82.5 (seeds 82 and 83), std 0.5
     assert shown.loc[dcv : dcv + 2, "USPS"].tolist() == ["83.0", "82.5 ± 0.5 (d=3)", "-0.5"]
-    assert shown.loc[0, "USPS"] == dee_compare_report.NOT_REPORTED
+    assert shown.loc[0, "USPS"] == dee_report.NOT_REPORTED
     table = pd.read_csv(tmp_path / "curves.csv")
     dee_rows = table[table["method"] == "DEE"]
     assert dee_rows["mean"].tolist() == pytest.approx([60.5, 80.5, 90.5, 90.5])
@@ -448,7 +452,7 @@ def test_separation_scores_against_sklearn():
 
     rng = np.random.default_rng(0)
     Z, y = rng.normal(size=(40, 2)), rng.integers(0, 3, 40)
-    scores = dee_compare_report.separation_scores(Z, y)
+    scores = dee_report.separation_scores(Z, y)
     nearest = NearestNeighbors(n_neighbors=2).fit(Z).kneighbors(Z)[1][:, 1]
     assert scores["loo_1nn"] == pytest.approx(100 * np.mean(y[nearest] == y))
     D = np.linalg.norm(Z[:, None] - Z[None], axis=2)
@@ -467,22 +471,18 @@ def test_embedding_runs_figure_and_table(faces_file, tmp_path):
     runs = {}
     for label, (estimator, params) in specs.items():
         path = tmp_path / f"{label}.npz"
-        dee_compare.embedding_run(faces_file, estimator=estimator, params=params, output=path)
+        dee_protocol.embedding_run(faces_file, estimator=estimator, params=params, output=path)
         runs[("Faces", label)] = path
     data = faces_like()
     ref = TSNE(2, perplexity=5, random_state=0).fit_transform(data.X)
     np.testing.assert_array_equal(io.read_npz(runs[("Faces", "t-SNE")])["Z"], ref)
-    shown = dee_compare_report.visualisation_table(
+    shown = dee_report.visualisation_table(
         runs,
         stem=tmp_path / "sep",
     )
     assert list(shown.columns) == ["method", "Faces LOO 1-NN (%)", "Faces within/between"]
     stem = tmp_path / "vis"
-    dee_compare_report.plot_visualisation(
-        {m: p for (_, m), p in runs.items()}, dataset="Faces", stem=stem
-    )
+    dee_report.plot_visualisation({m: p for (_, m), p in runs.items()}, dataset="Faces", stem=stem)
     first = stem.with_suffix(".png").read_bytes()
-    dee_compare_report.plot_visualisation(
-        {m: p for (_, m), p in runs.items()}, dataset="Faces", stem=stem
-    )
+    dee_report.plot_visualisation({m: p for (_, m), p in runs.items()}, dataset="Faces", stem=stem)
     assert stem.with_suffix(".png").read_bytes() == first

@@ -12,7 +12,7 @@ import pytest
 from graphdr import ledger
 from graphdr.pipeline import io
 from graphdr.pipeline.claims import write_results
-from graphdr.pipeline.papers import dee_compare_report, dee_results
+from graphdr.pipeline.papers.dee import report as dee_report
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAIMS = ROOT / "config" / "references" / "dee_claims.csv"
@@ -73,7 +73,7 @@ def test_optimizer_rows_equal_accuracy_and_ratios(tmp_path):
     gd = _optimizer_run(tmp_path, "gd", [10.0, 9.0])  # never gets there: one past its last
     runs = {("primary", "Toy", "LD"): ld, ("primary", "Toy", "FP"): fp}
     runs[("primary", "Toy", "GD")] = gd
-    frame = dee_results.results_frame(optimizer_runs=runs, baseline="LD")
+    frame = dee_report.results_frame(optimizer_runs=runs, baseline="LD")
     assert list(frame.columns) == list(ledger.RESULT_COLUMNS)
     value = frame.set_index(["method", "metric"])["value"]
     assert value[("LD", "iterations_to_1e-3")] == 2
@@ -82,10 +82,10 @@ def test_optimizer_rows_equal_accuracy_and_ratios(tmp_path):
     assert value[("FP", "iterations")] == 5 and value[("FP", "objective")] == 1.0004
     assert value[("FP", "log2_iterations")] == pytest.approx(np.log2(5))
     assert set(frame["study"]) == {"optimizers"} and set(frame["split"]) == {"0"}
-    scores = dee_compare_report.separation_scores(io.read_npz(ld[0])["Z"], io.read_npz(ld[0])["y"])
+    scores = dee_report.separation_scores(io.read_npz(ld[0])["Z"], io.read_npz(ld[0])["y"])
     assert value[("LD", "loo_1nn")] == pytest.approx(scores["loo_1nn"])
     assert not frame["metric"].str.contains("seconds").any()  # deterministic frame
-    timing = dee_results.results_frame(optimizer_runs=runs, baseline="LD", timing=True)
+    timing = dee_report.results_frame(optimizer_runs=runs, baseline="LD", timing=True)
     t = timing.set_index(["method", "metric"])["value"]
     # the optimiser's own set-up (0.25 s) + iterations 0..k (0.1 s each); shared set-up excluded
     assert t[("LD", "seconds_to_1e-3")] == pytest.approx(0.25 + 0.3)
@@ -108,7 +108,7 @@ def test_recognition_rows_units_derived_metrics_and_variant(tmp_path):
     ]
     lam10 = _recognition_run(tmp_path / "lam10.csv", {1: 70, 2: 85, 5: 92, 10: 92})
     runs.append(("lam=10", "USPS", "DEE", lam10))
-    frame = dee_results.results_frame(recognition_runs=runs)
+    frame = dee_report.results_frame(recognition_runs=runs)
     assert set(frame["variant"]) == {"primary", "lam=10"}
     # one accuracy row per (method, seed, dimension); splits are the seeds
     acc = frame[(frame["metric"] == "accuracy") & (frame["variant"] == "primary")]
@@ -132,10 +132,10 @@ def test_recognition_rows_units_derived_metrics_and_variant(tmp_path):
     assert set(frame.loc[frame["variant"] == "lam=10", "method"]) == set(curves)
     # a grid that ends below C-1 cannot show DCV's cap: no such rows
     short = _recognition_run(tmp_path / "short.csv", {1: 60, 10: 70}, n_classes=20)
-    short = dee_results.results_frame(recognition_runs=[("primary", "USPS", "DEE", short)])
+    short = dee_report.results_frame(recognition_runs=[("primary", "USPS", "DEE", short)])
     assert "max_dim_minus_c1" not in set(short["metric"])
     wide = _recognition_run(tmp_path / "wide.csv", {1: 60, 20: 70}, n_classes=4)
-    wide = dee_results.results_frame(recognition_runs=[("primary", "USPS", "DEE", wide)])
+    wide = dee_report.results_frame(recognition_runs=[("primary", "USPS", "DEE", wide)])
     assert set(wide.loc[wide["metric"] == "max_dim_minus_c1", "value"]) == {17}
 
 
@@ -149,12 +149,12 @@ def test_visualisation_rows_and_written_bytes(tmp_path):
             path, {"Z": rng.normal(size=(30, 2)), "y": y, "class_names": np.asarray(list("abc"))}
         )
         paths.append(("primary", "Yale", m, path))
-    frame = dee_results.results_frame(embedding_runs=paths)
+    frame = dee_report.results_frame(embedding_runs=paths)
     assert sorted(frame["metric"].unique()) == ["loo_1nn", "within_between"]
     assert len(frame) == 4 and set(frame["study"]) == {"visualisation"}
     first, second = tmp_path / "a.csv", tmp_path / "b.csv"
     write_results(frame, first)
-    write_results(dee_results.results_frame(embedding_runs=paths[::-1]), second)
+    write_results(dee_report.results_frame(embedding_runs=paths[::-1]), second)
     assert first.read_bytes() == second.read_bytes()  # sorted rows, fixed float format
 
 
@@ -209,7 +209,7 @@ def full_shape_frame(tmp_path_factory):
     files = {}
     for timing in (False, True):
         path = root / f"results{'_timing' if timing else ''}.csv"
-        write_results(dee_results.results_frame(**kwargs, timing=timing), path)
+        write_results(dee_report.results_frame(**kwargs, timing=timing), path)
         files["timing" if timing else "results"] = path
     return files
 
@@ -264,7 +264,7 @@ def test_deterministic_frame_leaves_the_timing_claims_unjudged(full_shape_frame,
 def test_multi_start_runs_give_one_split_per_start_and_a_per_start_best(tmp_path):
     from graphdr import datasets
     from graphdr.methods import DEE
-    from graphdr.pipeline.papers import dee, dee_runs
+    from graphdr.pipeline.papers.dee import optimisers as dee_optimisers
 
     rng = np.random.default_rng(0)
     y = np.repeat(np.arange(3), 12)
@@ -275,26 +275,26 @@ def test_multi_start_runs_give_one_split_per_start_and_a_per_start_best(tmp_path
     runs = {}
     for o in ("ld", "gd"):
         paths = (tmp_path / f"{o}.npz", tmp_path / f"{o}.timing.json")
-        dee_runs.optimizer_run(
+        dee_optimisers.optimizer_run(
             prepared, estimator="DEE", params=params, optimizer=o, result_path=paths[0],
             timing_path=paths[1], starts=3,
         )  # fmt: skip
         runs[("primary", "Toy", o.upper())] = paths
-    records = dee_runs.start_records(dee.read_run(*runs[("primary", "Toy", "GD")]))
+    records = dee_optimisers.start_records(dee_report.read_run(*runs[("primary", "Toy", "GD")]))
     assert [r["seed"] for r in records] == [3, 4, 5]
     # each start is the plain fit with that seed
     for r in records:
         ref = DEE(**(params | {"optimizer": "gd", "random_state": r["seed"]})).fit(X, y)
         np.testing.assert_array_equal(r["objective"], ref.history_["objective"])
         assert len(r["timing"]["iteration_seconds"]) == ref.n_iter_ + 1
-    frame = dee_results.results_frame(optimizer_runs=runs, baseline="LD")
+    frame = dee_report.results_frame(optimizer_runs=runs, baseline="LD")
     assert set(frame["split"]) == {"3", "4", "5"}
     v = frame.set_index(["method", "split", "metric"])["value"]
     for seed in ("3", "4", "5"):
         E = {
-            o: dee_runs.start_records(dee.read_run(*runs[("primary", "Toy", o)]))[int(seed) - 3][
-                "objective"
-            ]
+            o: dee_optimisers.start_records(dee_report.read_run(*runs[("primary", "Toy", o)]))[
+                int(seed) - 3
+            ]["objective"]
             for o in ("LD", "GD")
         }
         best = min(e.min() for e in E.values())
@@ -302,12 +302,12 @@ def test_multi_start_runs_give_one_split_per_start_and_a_per_start_best(tmp_path
             k = int(v[(o, seed, "iterations_to_1e-4")])
             assert e[k] - best <= 1e-4 * abs(best) and (k == 0 or e[k - 1] - best > 1e-4 * best)
     with pytest.raises(ValueError, match="starts must be an integer >= 1"):
-        dee_runs.optimizer_run(
+        dee_optimisers.optimizer_run(
             prepared, estimator="DEE", params=params, optimizer="ld",
             result_path=tmp_path / "x.npz", timing_path=tmp_path / "x.json", starts=0,
         )  # fmt: skip
-    timing = dee_results.results_frame(optimizer_runs=runs, baseline="LD", timing=True)
-    table = dee_results.equal_accuracy_table(frame, timing)
+    timing = dee_report.results_frame(optimizer_runs=runs, baseline="LD", timing=True)
+    table = dee_report.equal_accuracy_table(frame, timing)
     assert list(table["optimiser"]) == ["GD", "LD"] or set(table["optimiser"]) == {"GD", "LD"}
     assert (table["starts"] == 3).all()
     assert table["iterations_to_1e-3"].str.match(r"^\d+ \[\d+-\d+\]").all()
@@ -323,12 +323,12 @@ def test_visualisation_variant_copies_the_unchanged_methods(tmp_path):
             path, {"Z": rng.normal(size=(30, 2)), "y": y, "class_names": np.asarray(list("abc"))}
         )
         runs.append((variant, "Yale", m, path))
-    frame = dee_results.results_frame(embedding_runs=runs)
+    frame = dee_report.results_frame(embedding_runs=runs)
     v = frame.set_index(["variant", "method", "metric"])["value"]
     assert set(frame["variant"]) == {"primary", "pca=100"}
     # the variant's own DEE, and t-SNE copied from the primary run
     assert v[("pca=100", "t-SNE", "loo_1nn")] == v[("primary", "t-SNE", "loo_1nn")]
     assert v[("pca=100", "DEE", "loo_1nn")] == pytest.approx(
-        dee_compare_report.separation_scores(io.read_npz(runs[2][3])["Z"], y)["loo_1nn"]
+        dee_report.separation_scores(io.read_npz(runs[2][3])["Z"], y)["loo_1nn"]
     )
     assert len(frame) == 8  # 2 metrics x (2 primary + 2 variant) rows

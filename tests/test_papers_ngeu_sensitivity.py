@@ -23,7 +23,8 @@ from sklearn.neighbors import KNeighborsClassifier
 from graphdr.expected_kernels import mean_embedding_norms
 from graphdr.methods.graph_embedding import KDA_GE, solve_graph_embedding
 from graphdr.methods.uncertain import KDA_NGEU, KMFA_NGEU
-from graphdr.pipeline.papers import ngeu, ngeu_report
+from graphdr.pipeline.papers.ngeu import protocol as ngeu
+from graphdr.pipeline.papers.ngeu import report as ngeu_report
 from graphdr.pipeline.splits import split_indices
 
 

@@ -1,5 +1,5 @@
 """Paper 001 (QMI) pipeline: the shared-decomposition sweep, the classifiers over leading
-columns, the min-over-dimension tables, wins and the results frame (graphdr.pipeline.papers.qmi*)."""
+columns, the min-over-dimension tables, wins and the results frame (graphdr.pipeline.papers.qmi.report*)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,10 @@ from graphdr.evaluation.splits import stratified_halves, stratified_kfold
 from graphdr.kernels import reuse_kernels
 from graphdr.methods import KQMI, LPP_GE, LQMI
 from graphdr.methods.kernel_fisher import FusionDistanceClassifier
-from graphdr.pipeline.papers import qmi, qmi_protocol, qmi_visualise
-from graphdr.pipeline.papers import qmi_sweep as qs
+from graphdr.pipeline.papers.qmi import protocol as qs
+from graphdr.pipeline.papers.qmi import report as qmi
+from graphdr.pipeline.papers.qmi import settings as qmi_protocol
+from graphdr.pipeline.papers.qmi import visualise as qmi_visualise
 from graphdr.pipeline.runtime import count_eigendecompositions
 
 GAMMA, TOL = 0.5, 1e-6

@@ -343,7 +343,7 @@ def test_no_workflow_code_reads_a_docstring():
         if (isinstance(node, ast.Attribute) and node.attr in ("__doc__", "getdoc"))
         or (isinstance(node, ast.Name) and node.id in ("__doc__", "getdoc"))
     }
-    assert readers == {"graphdr/pipeline/papers/akda_calibrate.py"}
+    assert readers == {"graphdr/pipeline/papers/akda/calibrate.py"}
 
 
 def test_code_stamps_change_only_with_the_digest(tmp_path, monkeypatch):

@@ -9,7 +9,7 @@ from matplotlib.colors import to_hex
 
 from graphdr import plotting, reporting
 from graphdr.pipeline import io, report
-from graphdr.pipeline.papers import dee
+from graphdr.pipeline.papers.dee import report as dee_report
 
 matplotlib.use("Agg")
 
@@ -146,7 +146,7 @@ def test_paper_embedding_figures_fit_the_printed_page(tmp_path):
     runs = {f"M{k}": {"Z": rng.normal(size=(y.size, 2)), "y": y} for k in range(5)}
     titles = {label: label for label in runs}
     for stem in ("a", "b"):
-        dee.plot_embeddings(runs, titles, "Faces: 2-D embeddings", tmp_path / stem)
+        dee_report.plot_embeddings(runs, titles, "Faces: 2-D embeddings", tmp_path / stem)
     assert (tmp_path / "a.png").read_bytes() == (tmp_path / "b.png").read_bytes()
     assert _pdf_width_inches(tmp_path / "a.pdf") <= reporting.DOUBLE_COLUMN
 

@@ -254,7 +254,7 @@ def deterministic(files: list[Path]) -> list[Path]:
     """Outputs that must be byte-identical run to run.
 
     Not the timings: Snakemake benchmarks, fit info files, by convention every output whose
-    file name contains "timing" (graphdr.pipeline.papers.dee_runs.TIMING_MARK), and the claims
+    file name contains "timing" (graphdr.pipeline.papers.dee.optimisers.TIMING_MARK), and the claims
     ledger's verdicts and scorecard, whose rate claims quote measured times (docs/claims.md).
     """
     return [

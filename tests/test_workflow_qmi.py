@@ -89,7 +89,7 @@ def test_nothing_to_redo_and_a_table_edit_reruns_no_sweep(run):
     repo, env = run["repo"], run["env"]
     out = snakemake(repo, "-n", *TARGETS, env=env).stdout
     assert "Nothing to be done" in out
-    out = dry_run_after_edit(repo, "graphdr/pipeline/papers/qmi.py", *TARGETS, env=env)
+    out = dry_run_after_edit(repo, "graphdr/pipeline/papers/qmi/report.py", *TARGETS, env=env)
     jobs = set(re.findall(r"^(?:local)?rule (\w+):", out, flags=re.MULTILINE))
     assert {"qmi_table", "qmi_summary", "qmi_curves", "judge_claims"} <= jobs
     assert not {"qmi_sweep", "qmi_visualise"} & jobs  # the report module fits nothing

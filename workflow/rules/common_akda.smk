@@ -3,7 +3,7 @@
 
 AKDA = config.get("papers", {}).get("akda", {})
 
-# Estimators run on RBF kernels: graphdr.pipeline.papers.akda.KERNEL_DR plus KSVM (the workflow
+# Estimators run on RBF kernels: graphdr.pipeline.papers.akda.protocol.KERNEL_DR plus KSVM (the workflow
 # does not import the package; tests/test_papers_akda.py checks that the two lists agree).
 AKDA_KERNEL_ESTIMATORS = (
     "KDA",
@@ -35,13 +35,13 @@ def akda_run_code(wildcards):
     registered estimator (graphdr.methods.registry)."""
     name = AKDA.get("estimators", {}).get(wildcards.akda_method, {})
     extra = _defining_module(name.get("estimator", wildcards.akda_method))
-    return code("graphdr.pipeline.papers.akda", *([extra] if extra else []))
+    return code("graphdr.pipeline.papers.akda.protocol", *([extra] if extra else []))
 
 
 def akda_group_code(wildcards):
     """Code inputs of a group run: the protocol module and the modules of its methods."""
     extra = {_defining_module(akda_estimator(m)) for m in AKDA_GROUPED}
-    return code("graphdr.pipeline.papers.akda", *sorted(m for m in extra if m))
+    return code("graphdr.pipeline.papers.akda.protocol", *sorted(m for m in extra if m))
 
 
 def akda_group_cv(wildcards):

@@ -46,7 +46,9 @@ def ngeu_select_code(wildcards):
         _defining_module(spec["estimator"])
         for spec in ngeu_task_methods(wildcards).values()
     }
-    return code("graphdr.pipeline.papers.ngeu", *sorted(m for m in modules if m))
+    return code(
+        "graphdr.pipeline.papers.ngeu.protocol", *sorted(m for m in modules if m)
+    )
 
 
 def ngeu_expand_variants(methods, variants, task):
@@ -55,7 +57,7 @@ def ngeu_expand_variants(methods, variants, task):
     variant's estimator ``params`` (``solver: positive``) on top of the method's own, and its
     ``method`` keys (its own ``beta`` / ``s0`` grid) replacing the method's: the same grid and
     selection with one setting changed (docs/claims.md, "Sensitivity runs"; read back
-    by graphdr.pipeline.papers.ngeu.split_variant)."""
+    by graphdr.pipeline.papers.ngeu.protocol.split_variant)."""
     out = dict(methods)
     for variant, spec in variants.items():
         if "@" in variant:

@@ -1,5 +1,5 @@
 # Paper 002 (AKDA): paper-specific stages (config section papers.akda, code in
-# graphdr.pipeline.papers.akda, helper functions in common_akda.smk). Outputs go under
+# graphdr.pipeline.papers.akda.protocol, helper functions in common_akda.smk). Outputs go under
 # <output.figures>/akda/. Files whose names contain "timing" hold wall-clock measurements.
 
 
@@ -43,7 +43,7 @@ if AKDA_GROUPED:
 
     rule akda_group:
         """The kernel methods of one dataset and condition in one job (shared CV folds, distances
-        and subclass partitions; graphdr.pipeline.papers.akda.akda_group_run): every method's
+        and subclass partitions; graphdr.pipeline.papers.akda.protocol.akda_group_run): every method's
         result and timing files, a skipped method's with its reason."""
         input:
             prepared=rules.prepare_dataset.output.prepared,
@@ -94,7 +94,7 @@ rule akda_tables:
         toy_separation=akda_toy_record("separation"),
         equivalence=akda_equivalence_record(""),
         equivalence_timing=akda_equivalence_record("_timing"),
-        code=code("graphdr.pipeline.papers.akda_report"),
+        code=code("graphdr.pipeline.papers.akda.report"),
     output:
         tables=[
             reported(f, "akda", "Tables") if f.endswith(".csv") else f
@@ -141,7 +141,9 @@ rule akda_toy:
     """Figures 2-3: one class against the rest, linear kernel, 2-D input scatter and 1-D AKDA."""
     input:
         prepared=lambda w: results(f"prepared/{AKDA['toy']['dataset']}.npz"),
-        code=code("graphdr.pipeline.papers.akda", "graphdr.methods.discriminant"),
+        code=code(
+            "graphdr.pipeline.papers.akda.protocol", "graphdr.methods.discriminant"
+        ),
     output:
         scatter_pdf=figures("akda/akda_toy_scatter.pdf"),
         scatter_png=reported(figures("akda/akda_toy_scatter.png"), "akda", "Figures"),
@@ -178,7 +180,9 @@ rule akda_equivalence:
         prepared=lambda w: [
             results(f"prepared/{d}.npz") for d in AKDA["equivalence"]["datasets"]
         ],
-        code=code("graphdr.pipeline.papers.akda", "graphdr.methods.discriminant"),
+        code=code(
+            "graphdr.pipeline.papers.akda.protocol", "graphdr.methods.discriminant"
+        ),
     output:
         record=figures("akda/akda_equivalence.json"),
         timing=figures("akda/akda_equivalence_timing.json"),

@@ -9,7 +9,7 @@ rule optimizer_run:
     input:
         prepared=rules.prepare_dataset.output.prepared,
         code=lambda w: code(
-            "graphdr.pipeline.papers.dee_runs",
+            "graphdr.pipeline.papers.dee.optimisers",
             _defining_module(study_of(w)["estimator"]) or "graphdr.methods",
         ),
     output:
@@ -41,7 +41,7 @@ rule plot_optimizer_study:
     """Embeddings per optimiser, objective vs iterations and vs measured seconds (one dataset)."""
     input:
         runs=lambda w: study_run_files(w, [w.dataset]),
-        code=code("graphdr.pipeline.papers.dee"),
+        code=code("graphdr.pipeline.papers.dee.report"),
     output:
         embeddings_pdf=figures("{paper}/{study}_{dataset}_embeddings.pdf"),
         embeddings_png=reported(
@@ -89,7 +89,7 @@ rule optimizer_tables:
     input:
         runs=study_run_files,
         reference=lambda w: study_of(w)["reference"],
-        code=code("graphdr.pipeline.papers.dee"),
+        code=code("graphdr.pipeline.papers.dee.report"),
     output:
         iterations_csv=reported(
             figures("{paper}/{study}_iterations.csv"),
@@ -142,7 +142,7 @@ rule dee_recognition_run:
     """1-NN test accuracy against dimension of one method on one dataset, every replication."""
     input:
         prepared=rules.prepare_dataset.output.prepared,
-        code=dee_estimator_code(DEE_RECOGNITION, "graphdr.pipeline.papers.dee_compare"),
+        code=dee_estimator_code(DEE_RECOGNITION, "graphdr.pipeline.papers.dee.protocol"),
     output:
         scores=results("dee/recognition/{dataset}/{dee_method}.csv"),
     log:
@@ -169,7 +169,7 @@ rule dee_recognition_report:
     input:
         runs=lambda w: list(dee_recognition_runs().values()),
         reference=DEE_RECOGNITION.get("reference", []),
-        code=code("graphdr.pipeline.papers.dee_compare_report"),
+        code=code("graphdr.pipeline.papers.dee.report"),
     output:
         figure_pdf=figures("dee/dee_recognition.pdf"),
         figure_png=report(
@@ -214,7 +214,7 @@ rule dee_embedding_run:
     input:
         prepared=rules.prepare_dataset.output.prepared,
         code=dee_estimator_code(
-            DEE_VISUALISATION, "graphdr.pipeline.papers.dee_compare"
+            DEE_VISUALISATION, "graphdr.pipeline.papers.dee.protocol"
         ),
     output:
         embedding=results("dee/visualisation/{dataset}/{dee_method}.npz"),
@@ -241,7 +241,7 @@ rule dee_visualisation_figure:
     """One of Figures 7-10: the 2-D embeddings of one dataset, one panel per method."""
     input:
         runs=lambda w: list(dee_embedding_runs([w.dataset], variants=False).values()),
-        code=code("graphdr.pipeline.papers.dee_compare_report"),
+        code=code("graphdr.pipeline.papers.dee.report"),
     output:
         pdf=figures("dee/dee_visualisation_{dataset}.pdf"),
         png=report(
@@ -277,7 +277,7 @@ rule dee_visualisation_table:
     """Class separation of every 2-D embedding (LOO 1-NN, within/between) and the verdicts."""
     input:
         runs=lambda w: list(dee_embedding_runs().values()),
-        code=code("graphdr.pipeline.papers.dee_compare_report"),
+        code=code("graphdr.pipeline.papers.dee.report"),
     output:
         csv=report(
             figures("dee/dee_visualisation_separation.csv"),
@@ -315,7 +315,7 @@ rule dee_results:
     the optimisers' equal-accuracy tables (iterations; measured seconds)."""
     input:
         runs=lambda w: dee_result_files(),
-        code=code("graphdr.pipeline.papers.dee_results"),
+        code=code("graphdr.pipeline.papers.dee.report"),
     output:
         results=figures("dee/dee_results.csv"),
         timing=figures("dee/dee_results_timing.csv"),

@@ -1,5 +1,5 @@
 # Paper 004 (NGEU): paper-specific stages (config section papers.ngeu, code in
-# graphdr.pipeline.papers.ngeu, helper functions in common_ngeu.smk). Outputs go under
+# graphdr.pipeline.papers.ngeu.protocol, helper functions in common_ngeu.smk). Outputs go under
 # <output.figures>/ngeu/. Stages: prepared data -> folds (ngeu_splits) -> nearest-neighbour
 # distances (estimate_uncertainty, uncertainty.smk) -> validation grid of every method of a task
 # (ngeu_select) -> Tables I-II (ngeu_tables); Figure 3 (ngeu_toy_figure) needs no data; the
@@ -74,7 +74,10 @@ rule ngeu_tables:
     claims' pairs (McNemar per split, Wilcoxon over splits)."""
     input:
         ngeu_table_inputs,
-        code=code("graphdr.pipeline.papers.ngeu_report", "graphdr.pipeline.papers.ngeu"),
+        code=code(
+            "graphdr.pipeline.papers.ngeu.report",
+            "graphdr.pipeline.papers.ngeu.protocol",
+        ),
     output:
         table_csv=reported(figures("ngeu/ngeu_{ngeu_table}.csv"), "ngeu", "Tables"),
         table_md=figures("ngeu/ngeu_{ngeu_table}.md"),
@@ -127,7 +130,10 @@ rule ngeu_results:
     angles."""
     input:
         unpack(ngeu_results_inputs),
-        code=code("graphdr.pipeline.papers.ngeu_report", "graphdr.pipeline.papers.ngeu"),
+        code=code(
+            "graphdr.pipeline.papers.ngeu.report",
+            "graphdr.pipeline.papers.ngeu.protocol",
+        ),
     output:
         results=figures("ngeu/ngeu_results.csv"),
     log:
@@ -152,7 +158,7 @@ rule ngeu_results:
 rule ngeu_toy_figure:
     """Figure 3: 2-D toy with uncertainty ellipses, LDA/MFA directions of GE vs NGEU."""
     input:
-        code=code("graphdr.pipeline.papers.ngeu_report"),
+        code=code("graphdr.pipeline.papers.ngeu.report"),
     output:
         pdf=figures("ngeu/ngeu_figure3_toy.pdf"),
         png=reported(figures("ngeu/ngeu_figure3_toy.png"), "ngeu", "Figures"),

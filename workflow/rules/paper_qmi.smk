@@ -1,5 +1,5 @@
 # Paper 001 (QMI): paper-specific stages (config section papers.qmi, code in
-# graphdr.pipeline.papers.qmi, helper functions in common_qmi.smk). Outputs go under
+# graphdr.pipeline.papers.qmi.report, helper functions in common_qmi.smk). Outputs go under
 # <output.figures>/qmi/. prepared data -> one sweep per (study, dataset), or per study when it
 # is `one_job` -> tables, summary
 # (Table I / VI, timing, claims) and curves per study; 2-D projections per dataset.
@@ -9,7 +9,7 @@ rule qmi_sweep:
     """Every fold, DR method, classifier and dimension of one dataset (one EVD per fold)."""
     input:
         prepared=rules.prepare_dataset.output.prepared,
-        code=code("graphdr.pipeline.papers.qmi_sweep"),
+        code=code("graphdr.pipeline.papers.qmi.protocol"),
     output:
         errors=results("qmi/{qmi_study}/{dataset}.csv"),
         record=results("qmi/{qmi_study}/{dataset}.json"),
@@ -47,7 +47,7 @@ for _study in QMI_ONE_JOB_STUDIES:
                 rules.prepare_dataset.output.prepared,
                 dataset=QMI_STUDIES[_study]["datasets"],
             ),
-            code=code("graphdr.pipeline.papers.qmi_sweep"),
+            code=code("graphdr.pipeline.papers.qmi.protocol"),
         output:
             errors=qmi_sweep_files(_study, "errors"),
             record=qmi_sweep_files(_study, "record"),
@@ -73,7 +73,7 @@ rule qmi_table:
     """One classifier's table (Tables II-V, VII-VIII): minimum error over dimensions."""
     input:
         runs=qmi_run_files,
-        code=code("graphdr.pipeline.papers.qmi"),
+        code=code("graphdr.pipeline.papers.qmi.report"),
     output:
         csv=reported(figures("qmi/{qmi_study}_{qmi_classifier}.csv"), "qmi", "Tables"),
         md=figures("qmi/{qmi_study}_{qmi_classifier}.md"),
@@ -105,7 +105,7 @@ rule qmi_summary:
     input:
         runs=qmi_run_files,
         sizes=lambda w: QMI_STUDIES[w.qmi_study].get("sizes_reference", []),
-        code=code("graphdr.pipeline.papers.qmi"),
+        code=code("graphdr.pipeline.papers.qmi.report"),
     output:
         datasets_csv=reported(figures("qmi/{qmi_study}_datasets.csv"), "qmi", "Tables"),
         datasets_md=figures("qmi/{qmi_study}_datasets.md"),
@@ -143,7 +143,7 @@ rule collect_qmi_results:
             f for study in QMI_STUDIES for run in qmi_runs(study) for f in run[1:]
         ],
         visual=expand(results("qmi/visual/{dataset}.csv"), dataset=QMI_VISUALS),
-        code=code("graphdr.pipeline.papers.qmi"),
+        code=code("graphdr.pipeline.papers.qmi.report"),
     output:
         csv=figures("qmi/qmi_results.csv"),
     log:
@@ -174,7 +174,7 @@ rule qmi_curves:
     """Error against dimension, one panel per dataset (Figures 5-6)."""
     input:
         runs=qmi_run_files,
-        code=code("graphdr.pipeline.papers.qmi"),
+        code=code("graphdr.pipeline.papers.qmi.report"),
     output:
         pdf=figures("qmi/{qmi_study}_curves.pdf"),
         png=reported(figures("qmi/{qmi_study}_curves.png"), "qmi", "Figures"),
@@ -204,7 +204,7 @@ rule qmi_visualise:
     LOO 1-NN error of each held-out projection over several stratified halves."""
     input:
         prepared=rules.prepare_dataset.output.prepared,
-        code=code("graphdr.pipeline.papers.qmi_visualise"),
+        code=code("graphdr.pipeline.papers.qmi.visualise"),
     output:
         kernel_pdf=figures("qmi/{dataset}_kernel.pdf"),
         kernel_png=reported(figures("qmi/{dataset}_kernel.png"), "qmi", "Figures"),

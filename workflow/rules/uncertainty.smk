@@ -9,7 +9,7 @@ rule estimate_uncertainty:
     input:
         prepared=ngeu_prepared,
         splits=ngeu_splits_file,
-        code=code("graphdr.pipeline.papers.ngeu", "graphdr.uncertainty"),
+        code=code("graphdr.pipeline.papers.ngeu.protocol", "graphdr.uncertainty"),
     output:
         uncertainty=results("ngeu/uncertainty/{task}.npz"),
     log:

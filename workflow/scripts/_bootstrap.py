@@ -5,7 +5,7 @@ A script is three lines of set-up and a call::
 
     from _bootstrap import job  # first: the thread counts are exported before numpy loads
 
-    from graphdr.pipeline.papers import akda
+    from graphdr.pipeline.papers.akda import protocol as akda
 
     with job("akda_run", dataset="akda_decaf50", condition="10Ex", akda_method="AKDA") as snakemake:
         akda.akda_run(snakemake.input.prepared, ...)

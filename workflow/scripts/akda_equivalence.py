@@ -5,7 +5,7 @@ By hand: `python workflow/scripts/akda_equivalence.py` runs the example job belo
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import akda
+from graphdr.pipeline.papers.akda import protocol as akda
 
 with job("akda_equivalence") as snakemake:
     akda.akda_equivalence(

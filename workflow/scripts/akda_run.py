@@ -5,7 +5,7 @@ By hand: `python workflow/scripts/akda_run.py` runs the example job below (docs/
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import akda
+from graphdr.pipeline.papers.akda import protocol as akda
 
 with job("akda_run", dataset="akda_decaf50", condition="10Ex", akda_method="AKDA") as snakemake:
     akda.akda_run(

@@ -5,7 +5,7 @@ By hand: `python workflow/scripts/akda_tables.py` runs the example job below (do
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import akda_report
+from graphdr.pipeline.papers.akda import report as akda_report
 
 with job("akda_tables") as snakemake:
     cells = [tuple(c) for c in snakemake.params.cells]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import akda
+from graphdr.pipeline.papers.akda import protocol as akda
 
 with job("akda_toy") as snakemake:
     out = snakemake.output

@@ -5,7 +5,7 @@ By hand: `python workflow/scripts/collect_qmi_results.py` runs the example job b
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import qmi
+from graphdr.pipeline.papers.qmi import report as qmi
 
 with job("collect_qmi_results") as snakemake:
     qmi.write_results(

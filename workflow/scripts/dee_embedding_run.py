@@ -5,10 +5,10 @@ By hand: `python workflow/scripts/dee_embedding_run.py` runs the example job bel
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import dee_compare
+from graphdr.pipeline.papers.dee import protocol as dee_protocol
 
 with job("dee_embedding_run", dataset="yale", dee_method="DEE") as snakemake:
-    dee_compare.embedding_run(
+    dee_protocol.embedding_run(
         snakemake.input.prepared,
         estimator=snakemake.params.estimator,
         params=snakemake.params.params,

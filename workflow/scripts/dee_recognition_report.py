@@ -7,11 +7,11 @@ from pathlib import Path
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import dee_compare_report
+from graphdr.pipeline.papers.dee import report as dee_report
 
 with job("dee_recognition_report") as snakemake:
     out = snakemake.output
-    dee_compare_report.recognition_tables(
+    dee_report.recognition_tables(
         {(d, m): path for d, m, path in snakemake.params.runs},
         reference=snakemake.input.reference,
         figure_stem=Path(out.figure_pdf).with_suffix(""),

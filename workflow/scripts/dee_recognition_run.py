@@ -5,9 +5,9 @@ By hand: `python workflow/scripts/dee_recognition_run.py` runs the example job b
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import dee_compare
+from graphdr.pipeline.papers.dee import protocol as dee_protocol
 
 with job("dee_recognition_run", dataset="yale", dee_method="DEE") as snakemake:
-    dee_compare.recognition_run(
+    dee_protocol.recognition_run(
         snakemake.input.prepared, output=snakemake.output.scores, **snakemake.params.run
     )

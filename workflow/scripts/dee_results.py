@@ -1,12 +1,12 @@
 """Rule dee_results: the tidy results frame of paper 003 for the claims ledger (docs/claims.md).
 
-By hand: `python workflow/scripts/dee_results.py` runs the example job below (docs/workflow.md).
+By hand: `python workflow/scripts/dee_report.py` runs the example job below (docs/workflow.md).
 """
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
 from graphdr.pipeline.claims import write_results
-from graphdr.pipeline.papers import dee_results
+from graphdr.pipeline.papers.dee import report as dee_report
 
 with job("dee_results") as snakemake:
     p = snakemake.params
@@ -18,8 +18,8 @@ with job("dee_results") as snakemake:
     }
     frames = {}
     for timing, output in ((False, snakemake.output.results), (True, snakemake.output.timing)):
-        frames[timing] = dee_results.results_frame(**runs, timing=timing)
+        frames[timing] = dee_report.results_frame(**runs, timing=timing)
         write_results(frames[timing], output)
     stem = snakemake.output.equal_accuracy_csv.removesuffix(".csv")
     timing_stem = snakemake.output.equal_accuracy_timing_csv.removesuffix(".csv")
-    dee_results.write_equal_accuracy_tables(frames[False], frames[True], stem, timing_stem)
+    dee_report.write_equal_accuracy_tables(frames[False], frames[True], stem, timing_stem)

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import dee_compare_report
+from graphdr.pipeline.papers.dee import report as dee_report
 
 with job("dee_visualisation_figure", dataset="yale") as snakemake:
-    dee_compare_report.plot_visualisation(
+    dee_report.plot_visualisation(
         dict(snakemake.params.runs),
         dataset=snakemake.params.dataset,
         stem=Path(snakemake.output.pdf).with_suffix(""),

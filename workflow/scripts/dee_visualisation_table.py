@@ -7,10 +7,10 @@ from pathlib import Path
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import dee_compare_report
+from graphdr.pipeline.papers.dee import report as dee_report
 
 with job("dee_visualisation_table") as snakemake:
-    dee_compare_report.visualisation_table(
+    dee_report.visualisation_table(
         {(d, m): path for d, m, path in snakemake.params.runs},
         stem=Path(snakemake.output.csv).with_suffix(""),
         caption=snakemake.params.caption or None,

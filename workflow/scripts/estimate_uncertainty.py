@@ -5,7 +5,7 @@ By hand: `python workflow/scripts/estimate_uncertainty.py` runs the example job 
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import ngeu
+from graphdr.pipeline.papers.ngeu import protocol as ngeu
 
 with job("estimate_uncertainty", task="coil20") as snakemake:
     ngeu.estimate_uncertainty(

@@ -5,7 +5,7 @@ By hand: `python workflow/scripts/ngeu_results.py` runs the example job below (d
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import ngeu_report
+from graphdr.pipeline.papers.ngeu import report as ngeu_report
 
 with job("ngeu_results") as snakemake:
     frame = ngeu_report.results_frame(

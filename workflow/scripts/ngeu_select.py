@@ -5,7 +5,7 @@ By hand: `python workflow/scripts/ngeu_select.py` runs the example job below (do
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import ngeu
+from graphdr.pipeline.papers.ngeu import protocol as ngeu
 from graphdr.pipeline.runtime import logger
 
 with job("ngeu_select", task="coil20") as snakemake:

@@ -5,7 +5,7 @@ By hand: `python workflow/scripts/ngeu_tables.py` runs the example job below (do
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import ngeu_report
+from graphdr.pipeline.papers.ngeu import report as ngeu_report
 
 with job("ngeu_tables", ngeu_table="table1") as snakemake:
     out = snakemake.output

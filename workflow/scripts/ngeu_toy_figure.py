@@ -5,7 +5,7 @@ By hand: `python workflow/scripts/ngeu_toy_figure.py` runs the example job below
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import ngeu_report
+from graphdr.pipeline.papers.ngeu import report as ngeu_report
 
 with job("ngeu_toy_figure") as snakemake:
     result = ngeu_report.plot_toy(snakemake.params.figure, snakemake.output.pdf[: -len(".pdf")])

@@ -5,10 +5,10 @@ By hand: `python workflow/scripts/optimizer_run.py` runs the example job below (
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import dee_runs
+from graphdr.pipeline.papers.dee import optimisers as dee_optimisers
 
 with job("optimizer_run", study="dee_optimizers", dataset="yale", optimizer="ld") as snakemake:
-    dee_runs.optimizer_run(
+    dee_optimisers.optimizer_run(
         snakemake.input.prepared,
         estimator=snakemake.params.estimator,
         params=snakemake.params.params,

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import dee
+from graphdr.pipeline.papers.dee import report as dee_report
 
 with job("optimizer_tables", paper="dee", study="dee_optimizers") as snakemake:
     out = snakemake.output
-    dee.optimizer_tables(
+    dee_report.optimizer_tables(
         {(d, o): (result, timing) for d, o, result, timing in snakemake.params.runs},
         reference=snakemake.input.reference,
         baseline=snakemake.params.baseline,

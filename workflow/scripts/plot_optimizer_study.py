@@ -7,11 +7,11 @@ from pathlib import Path
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import dee
+from graphdr.pipeline.papers.dee import report as dee_report
 
 with job("plot_optimizer_study", paper="dee", study="dee_optimizers", dataset="yale") as snakemake:
     out = snakemake.output
-    dee.plot_optimizer_study(
+    dee_report.plot_optimizer_study(
         {label: (result, timing) for label, result, timing in snakemake.params.runs},
         dataset=snakemake.params.dataset,
         embeddings_stem=Path(out.embeddings_pdf).with_suffix(""),

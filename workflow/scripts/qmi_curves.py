@@ -5,7 +5,7 @@ By hand: `python workflow/scripts/qmi_curves.py` runs the example job below (doc
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import qmi
+from graphdr.pipeline.papers.qmi import report as qmi
 
 with job("qmi_curves", qmi_study="faces") as snakemake:
     qmi.plot_curves(

@@ -6,7 +6,7 @@ By hand: `python workflow/scripts/qmi_sweep.py` runs the example job below (docs
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import qmi_sweep
+from graphdr.pipeline.papers.qmi import protocol as qmi_sweep
 
 with job("qmi_sweep", qmi_study="benchmarks", dataset="iris") as snakemake:
     qmi_sweep.run_sweeps(

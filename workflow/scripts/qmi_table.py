@@ -5,7 +5,7 @@ By hand: `python workflow/scripts/qmi_table.py` runs the example job below (docs
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import qmi
+from graphdr.pipeline.papers.qmi import report as qmi
 
 with job("qmi_table", qmi_study="benchmarks", qmi_classifier="ncc") as snakemake:
     qmi.classifier_table(

@@ -5,7 +5,7 @@ By hand: `python workflow/scripts/qmi_visualise.py` runs the example job below (
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.papers import qmi_visualise
+from graphdr.pipeline.papers.qmi import visualise as qmi_visualise
 
 with job("qmi_visualise", dataset="qmi_swiss_roll") as snakemake:
     qmi_visualise.visualise(

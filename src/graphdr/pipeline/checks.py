@@ -48,9 +48,9 @@ AKDA_METHODS = (
     "GSDA",
     "AKSDA",
 )
-#: NGEU rows on raw features (graphdr.pipeline.papers.ngeu.RAW_METHODS)
+#: NGEU rows on raw features (graphdr.pipeline.papers.ngeu.protocol.RAW_METHODS)
 NGEU_RAW_METHODS = ("knn", "svm", "tree")
-#: NGEU rows must be classes of these modules (graphdr.pipeline.papers.ngeu._estimator): the GE
+#: NGEU rows must be classes of these modules (graphdr.pipeline.papers.ngeu.protocol._estimator): the GE
 #: and GEU/NGEU families and the modules of the other groups' baselines (RSLDA; TRPCA) ...
 NGEU_MODULES = ("graph_embedding", "uncertain", "sparse_discriminant", "robust_pca")
 #: ... or one of these classes: FastSDA lives in ``subclass`` beside paper 002's AKSDA, KSDA and

@@ -56,7 +56,7 @@ from graphdr.methods.graph_embedding import (
 from graphdr.methods.kernel_fisher import CKFD, fusion_distances
 from graphdr.methods.qmi import KQMI, LQMI, QMIGraph
 from graphdr.pipeline import io
-from graphdr.pipeline.papers.qmi_protocol import (
+from graphdr.pipeline.papers.qmi.settings import (
     CLASSIFIERS,
     KERNEL_METHODS,
     LINEAR_METHODS,
@@ -65,7 +65,7 @@ from graphdr.pipeline.papers.qmi_protocol import (
 from graphdr.pipeline.runtime import count_eigendecompositions
 from graphdr.solvers import principal_angles
 
-__all__ = [  # the protocol (methods, defaults, scaling rules) is qmi_protocol's
+__all__ = [  # the protocol (methods, defaults, scaling rules) is the settings module's
     "Embedding",
     "KernelFold",
     "kernel_estimator",

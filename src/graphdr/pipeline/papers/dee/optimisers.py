@@ -110,7 +110,7 @@ def optimizer_run(
 
 
 def start_records(run: Mapping) -> list[dict]:
-    """Every start of a run read by :func:`graphdr.pipeline.papers.dee.read_run` (with its
+    """Every start of a run read by :func:`graphdr.pipeline.papers.dee.report.read_run` (with its
     timing): ``seed, Z, y, objective, n_iter, converged`` and ``timing`` (that start's JSON
     record), start 0 first. Runs written before multi-start records hold one start."""
     seeds = np.asarray(run.get("starts_seed", [0])).tolist()

@@ -3,7 +3,7 @@ selected hyper-parameters, the grid cost, the tidy results frame of the claims l
 (:func:`results_frame`, judged by :mod:`graphdr.ledger` against
 ``config/references/ngeu_claims.csv``), and Figure 3.
 
-Reads the score and per-sample tables of :func:`graphdr.pipeline.papers.ngeu.select_task`.
+Reads the score and per-sample tables of :func:`graphdr.pipeline.papers.ngeu.protocol.select_task`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pandas as pd
 
 from graphdr import reporting
 from graphdr.pipeline import io
-from graphdr.pipeline.papers.ngeu import PRIMARY, RAW_METHODS, select, split_variant
+from graphdr.pipeline.papers.ngeu.protocol import PRIMARY, RAW_METHODS, select, split_variant
 
 __all__ = [
     "grid_edges",
@@ -365,7 +365,7 @@ def results_frame(
 
     ``tables`` maps a study (``table1``, ``table2``) to ``{"table": its config (methods,
     claims), "tasks": {task: {"label", "scores", "samples"}}}``, the files of
-    :func:`graphdr.pipeline.papers.ngeu.select_task`. Rows, per study and dataset:
+    :func:`graphdr.pipeline.papers.ngeu.protocol.select_task`. Rows, per study and dataset:
 
     * ``accuracy`` -- test accuracy (%) of the validation-selected model of every method, one
       row per fold (``split`` = fold: one for Table I, three for Table II's CV);

@@ -1,8 +1,8 @@
 """Paper 001 (QMI): the protocol of Section IV-A as data (standard library only).
 
-The methods, classifiers and defaults of the sweep (:mod:`graphdr.pipeline.papers.qmi_sweep`),
+The methods, classifiers and defaults of the sweep (:mod:`graphdr.pipeline.papers.qmi.protocol`),
 with the per-method scaling rules. Kept apart from the sweep so that the table and report jobs
-(:mod:`graphdr.pipeline.papers.qmi`) read the protocol without importing the estimators,
+(:mod:`graphdr.pipeline.papers.qmi.report`) read the protocol without importing the estimators,
 scikit-learn and numba: about 2 s of start-up per workflow job.
 """
 

@@ -7,7 +7,7 @@ separation and the isotropic noise. This module runs a fixed grid of them and wr
 all in the 10Ex condition with fixed parameters) and the trial it selects: the one nearest to the
 paper's 10Ex averages of AKDA and LSVM (``config/references/akda_averages.csv``: the LSVM on raw
 DeCAF features within a few points of the kernel methods), with AKSDA above AKDA as a tie-break.
-No number is typed by hand: ``python -m graphdr.pipeline.papers.akda_calibrate`` rewrites the
+No number is typed by hand: ``python -m graphdr.pipeline.papers.akda.calibrate`` rewrites the
 table, and the config quotes the selected row (paper_figures/akda/NOTES.md).
 
 Fixed parameters of the trials (not cross-validated, to keep the table cheap): RBF width
@@ -62,7 +62,7 @@ def trial(params: Mapping, *, n_per_class: int = 10, seed: int = 0, base: Mappin
     from graphdr.evaluation.splits import per_class_count_split
     from graphdr.kernels import squared_distances
     from graphdr.methods import AKDA, AKSDA
-    from graphdr.pipeline.papers.akda import standardised_svm_scores
+    from graphdr.pipeline.papers.akda.protocol import standardised_svm_scores
 
     spec = dict(base) | dict(params)
     X, y = make_gaussian_mixture(

@@ -60,7 +60,7 @@ class RawInput:
 
 
 #: dotted name of :class:`RawInput` (the config's ``estimator``)
-RAW = "graphdr.pipeline.papers.dee_compare.RawInput"
+RAW = "graphdr.pipeline.papers.dee.protocol.RawInput"
 
 #: columns of a recognition run's CSV (``cv_value``: the value of the first cross-validated
 #: parameter chosen on the replication's training part, NaN without one; ``cv_choice``: every

@@ -1,14 +1,14 @@
 """Paper 001 (QMI): the benchmark and face sweeps, their tables and claims, and Figures 1-6.
 
-* :func:`graphdr.pipeline.papers.qmi_sweep.run_sweep` — one dataset, every fold (computed by
+* :func:`graphdr.pipeline.papers.qmi.protocol.run_sweep` — one dataset, every fold (computed by
   the sweep module, which this one imports only where it fits: the table jobs read the protocol
-  from :mod:`~graphdr.pipeline.papers.qmi_protocol`): the long error table, a deterministic
+  from :mod:`~graphdr.pipeline.papers.qmi.settings`): the long error table, a deterministic
   record (sizes, decompositions) and a ``timing`` record;
 * :func:`sweep_tables` — one table per classifier (each cell: the minimum over dimensions of the
   fold-averaged error, with that dimension; last row: wins per method within its group),
   Table I (datasets), the sweep's timing summary, the error-vs-dimension figure (faces) and the
   verdict of each claim of the paper (``config/references/qmi_claims.csv``);
-* Figures 1-4 (2-D projections) are :mod:`~graphdr.pipeline.papers.qmi_visualise`'s: it fits
+* Figures 1-4 (2-D projections) are :mod:`~graphdr.pipeline.papers.qmi.visualise`'s: it fits
   the methods, which this module (tables, figures and claims of computed runs) never imports,
   so the report jobs do not depend on the estimators' code.
 
@@ -26,8 +26,8 @@ import pandas as pd
 
 from graphdr import reporting
 from graphdr.pipeline import io
-from graphdr.pipeline.papers import qmi_protocol as qp
-from graphdr.pipeline.papers.qmi_protocol import DEFAULTS, protocol
+from graphdr.pipeline.papers.qmi import settings as qp
+from graphdr.pipeline.papers.qmi.settings import DEFAULTS, protocol
 
 __all__ = [
     "DEFAULTS",

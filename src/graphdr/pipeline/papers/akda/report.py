@@ -1,7 +1,7 @@
 """Paper 002 (AKDA / AKSDA): MAP and speed-up tables against the paper's averages, and the
 tidy results frame of the claims ledger (:func:`results_frame`).
 
-Reads the runs written by :func:`graphdr.pipeline.papers.akda.akda_run`. Files whose names
+Reads the runs written by :func:`graphdr.pipeline.papers.akda.protocol.akda_run`. Files whose names
 contain ``timing`` tabulate wall-clock measurements.
 """
 
@@ -18,7 +18,7 @@ import pandas as pd
 from graphdr import ledger, reporting
 from graphdr.pipeline import io
 from graphdr.pipeline.claims import write_results
-from graphdr.pipeline.papers.akda import METHODS
+from graphdr.pipeline.papers.akda.protocol import METHODS
 
 __all__ = ["GROUPS", "akda_tables", "results_frame"]
 
@@ -326,20 +326,20 @@ def results_frame(
     """The tidy results frame of paper 002 for the claims ledger (docs/claims.md).
 
     ``runs`` maps (dataset, condition, method) to (result JSON, timing JSON) of
-    :func:`graphdr.pipeline.papers.akda.akda_run`. The unit of an experiment is the *class*:
-    MAP is the mean of the per-class average precisions, so study ``map`` has one row per class
-    (metric ``ap``, in %; the mean over a run's rows is its MAP) and paired tests compare methods
-    class by class. In study ``map`` the ``dataset`` is the collection and ``split`` is
-    ``<condition>/<class index>``, so a claim over both conditions pairs the classes of both
-    (with the 4 collections of the full configuration the engine's units are these pairs, not
-    per-dataset means: docs/claims.md); ``condition`` and ``collection`` are extra columns for
-    the claims' ``where`` filters, ``n_train`` (the run's training size) the covariate of trend
-    claims (empty on the toy's rows). The families of :data:`GROUPS` are derived methods. A run's
-    sensitivity records (``variants`` of the run JSON, e.g. ``reg=0.001``: the regularisation
-    fixed at round 1's value instead of cross-validated) add study ``map`` rows under their own
-    ``variant``; timing rows are the primary run's only. A run of several seeded draws of the
-    split (``draws`` of the run JSON) has split ``<condition>/d<draw>/<class index>``: the
-    paired tests' units are then the (draw, class) pairs.
+    :func:`graphdr.pipeline.papers.akda.protocol.akda_run`. The unit of an experiment is the
+    *class*: MAP is the mean of the per-class average precisions, so study ``map`` has one row per
+    class (metric ``ap``, in %; the mean over a run's rows is its MAP) and paired tests compare
+    methods class by class. In study ``map`` the ``dataset`` is the collection and ``split`` is
+    ``<condition>/<class index>``, so a claim over both conditions pairs the classes of both (with
+    the 4 collections of the full configuration the engine's units are these pairs, not per-dataset
+    means: docs/claims.md); ``condition`` and ``collection`` are extra columns for the claims'
+    ``where`` filters, ``n_train`` (the run's training size) the covariate of trend claims (empty on
+    the toy's rows). The families of :data:`GROUPS` are derived methods. A run's sensitivity records
+    (``variants`` of the run JSON, e.g. ``reg=0.001``: the regularisation fixed at round 1's value
+    instead of cross-validated) add study ``map`` rows under their own ``variant``; timing rows are
+    the primary run's only. A run of several seeded draws of the split (``draws`` of the run JSON)
+    has split ``<condition>/d<draw>/<class index>``: the paired tests' units are then the (draw,
+    class) pairs.
 
     Study ``timing`` holds MEASURED values (they change with every run): ``train_seconds`` /
     ``test_seconds`` of each method, and ``train_speedup`` / ``test_speedup`` = the reference

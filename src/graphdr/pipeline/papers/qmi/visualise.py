@@ -5,7 +5,7 @@ the class separability of each projection is its leave-one-out 1-NN error
 (:func:`graphdr.evaluation.dimensions.loo_one_nn_error`), over :data:`VISUAL_SPLITS` halves
 (:func:`graphdr.evaluation.splits.stratified_halves`; split 0 is the one drawn). The compute
 half of the figures: the tables and claims of paper 001 are
-:mod:`~graphdr.pipeline.papers.qmi`'s.
+:mod:`~graphdr.pipeline.papers.qmi.report`'s.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from graphdr.datasets.prepared import load_npz
 from graphdr.evaluation.dimensions import loo_one_nn_error
 from graphdr.evaluation.splits import stratified_halves
 from graphdr.pipeline import io
-from graphdr.pipeline.papers.qmi_protocol import protocol
+from graphdr.pipeline.papers.qmi.settings import protocol
 
 __all__ = ["VISUAL_SPLITS", "visual_projections", "visualise"]
 
@@ -58,7 +58,7 @@ VISUAL_SPLITS = 10
 def visual_projections(X, y, cfg: Mapping, train, test) -> dict:
     """{group: {label: held-out 2-D projection}}: every method of Figures 1-4 fitted on the
     training half (features scaled, PCA step of the linear methods, on that half only)."""
-    from graphdr.pipeline.papers import qmi_sweep as qs
+    from graphdr.pipeline.papers.qmi import protocol as qs
 
     X_tr, X_te = qs.scale_features(X[train], X[test], cfg["preprocessing"])
     lin_tr, lin_te = X_tr, X_te

@@ -17,7 +17,7 @@ Stages (one function per workflow rule; docs/ngeu.md, "Reproduction"):
   largest fit are the ``d``-dimensional model). Every eigendecomposition is counted. The model
   :func:`select` picks on validation (overall, and with each kernel fixed) also leaves its
   per-sample test correctness, the paired units of the exact McNemar test with one test split;
-* tables and Figure 3: :mod:`graphdr.pipeline.papers.ngeu_report` (separate, so editing a
+* tables and Figure 3: :mod:`graphdr.pipeline.papers.ngeu.report` (separate, so editing a
   table does not re-run the grid).
 """
 
