@@ -21,7 +21,7 @@ Paper 001's benchmark sweep (Tables II-V), one training fold of an 800 x 18, 4-c
   target <= 0.6 (two O(N^3) decompositions instead of six; CPU seconds, because wall-clock
   ratios of ~1 s calls were noise on the shared machine);
 * the decompositions per fold (shared: the EVD and KLPP's eigenproblem);
-* the full sweep's measured time, read from ``paper_figures/qmi/benchmarks_sweep_timing.csv``
+* the full sweep's measured time, read from ``paper_figures/qmi/qmi_benchmarks_sweep_timing.csv``
   when the full protocol has run (every dataset, fold and repeat): the CPU seconds summed over
   the per-dataset jobs (single-threaded, so the summed job time on an idle machine) — target
   <= 1200 s (20 minutes); the wall seconds summed over the jobs on the shared machine for
@@ -189,7 +189,7 @@ def _sweep_rows(quick: bool) -> list[dict]:
         ),
         row(case, "O(N^3) decompositions per fold (shared)", shared(), details="EVD + KLPP"),
     ]
-    timing = Path(__file__).resolve().parents[1] / "paper_figures/qmi/benchmarks_sweep_timing.csv"
+    timing = Path(__file__).resolve().parents[1] / "paper_figures/qmi/qmi_benchmarks_sweep_timing.csv"
     if timing.is_file():
         frame = pd.read_csv(timing)
         total = frame.iloc[-1]

@@ -31,13 +31,13 @@ FIGURES = QUICK["output"]["figures"]
 RESULTS = QUICK["output"]["results"]
 RAW = ("Yale_32x32.mat", "uci/keel/iris.dat")
 TARGETS = [
-    f"{FIGURES}/qmi/benchmarks_ncc.md",
-    f"{FIGURES}/qmi/benchmarks_linear_svm.md",
-    f"{FIGURES}/qmi/benchmarks_datasets.md",
-    f"{FIGURES}/qmi/faces_datasets.md",
+    f"{FIGURES}/qmi/qmi_benchmarks_ncc.md",
+    f"{FIGURES}/qmi/qmi_benchmarks_linear_svm.md",
+    f"{FIGURES}/qmi/qmi_benchmarks_datasets.md",
+    f"{FIGURES}/qmi/qmi_faces_datasets.md",
     f"{FIGURES}/qmi/qmi_verdicts.md",
-    f"{FIGURES}/qmi/faces_ncc.md",
-    f"{FIGURES}/qmi/faces_curves.pdf",
+    f"{FIGURES}/qmi/qmi_faces_ncc.md",
+    f"{FIGURES}/qmi/qmi_faces_curves.pdf",
     f"{FIGURES}/qmi/qmi_swiss_roll_kernel.pdf",
 ]
 METHODS = ["KQMI", "GDA", "CKFD", "KLPP", "KPCA", "LQMI", "LDA", "PCA", "LPP"]
@@ -62,12 +62,12 @@ def run(request, tmp_path_factory):
 
 def test_quick_targets_and_their_outputs(run):
     out = run["repo"] / FIGURES / "qmi"
-    table = pd.read_csv(out / "benchmarks_ncc.csv")
+    table = pd.read_csv(out / "qmi_benchmarks_ncc.csv")
     assert list(table.columns) == ["dataset", *METHODS]
     assert list(table["dataset"]) == ["Iris", "Wine", "wins (within group; ties by test)"]
     cell = table.loc[0, "KQMI"]  # "error ± std (dim)", dim <= C-1 = 2
     assert " ± " in cell and cell.endswith(("(1)", "(2)"))
-    sizes = pd.read_csv(out / "benchmarks_datasets.csv")
+    sizes = pd.read_csv(out / "qmi_benchmarks_datasets.csv")
     assert sizes[["n", "d", "C"]].to_numpy().tolist() == [[150, 4, 3], [178, 13, 3]]
     # one kernel EVD + KLPP's eigenproblem per split, 2 repeats of 3 folds
     assert (sizes["decompositions"] == 12).all() and (sizes["splits"] == 6).all()
@@ -75,9 +75,9 @@ def test_quick_targets_and_their_outputs(run):
     primary = verdicts[verdicts["variant"] == "primary"].set_index("claim")["verdict"]
     assert len(primary) == len(pd.read_csv(ROOT / "config/references/qmi_claims.csv"))
     assert primary["C5"] == "not checked"  # 3-NN is not run in the quick config
-    faces = pd.read_csv(out / "faces_datasets.csv")
+    faces = pd.read_csv(out / "qmi_faces_datasets.csv")
     assert "JAFFE (not available: user-supplied file only)" in set(faces["dataset"])
-    for name in ("faces_curves.png", "qmi_swiss_roll_kernel.png", "qmi_swiss_roll_linear.png"):
+    for name in ("qmi_faces_curves.png", "qmi_swiss_roll_kernel.png", "qmi_swiss_roll_linear.png"):
         assert (out / name).stat().st_size > 0
     frame = pd.read_csv(out / "qmi_results.csv", keep_default_na=False)
     visual = frame[frame["study"] == "visualisation"]

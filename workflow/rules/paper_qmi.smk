@@ -75,9 +75,9 @@ rule qmi_table:
         runs=qmi_run_files,
         code=code("graphdr.pipeline.papers.qmi.report"),
     output:
-        csv=reported(figures("qmi/{qmi_study}_{qmi_classifier}.csv"), "qmi", "Tables"),
-        md=figures("qmi/{qmi_study}_{qmi_classifier}.md"),
-        tex=figures("qmi/{qmi_study}_{qmi_classifier}.tex"),
+        csv=reported(figures("qmi/qmi_{qmi_study}_{qmi_classifier}.csv"), "qmi", "Tables"),
+        md=figures("qmi/qmi_{qmi_study}_{qmi_classifier}.md"),
+        tex=figures("qmi/qmi_{qmi_study}_{qmi_classifier}.tex"),
     log:
         logs("qmi_table/{qmi_study}_{qmi_classifier}.log"),
     benchmark:
@@ -107,14 +107,14 @@ rule qmi_summary:
         sizes=lambda w: QMI_STUDIES[w.qmi_study].get("sizes_reference", []),
         code=code("graphdr.pipeline.papers.qmi.report"),
     output:
-        datasets_csv=reported(figures("qmi/{qmi_study}_datasets.csv"), "qmi", "Tables"),
-        datasets_md=figures("qmi/{qmi_study}_datasets.md"),
-        datasets_tex=figures("qmi/{qmi_study}_datasets.tex"),
+        datasets_csv=reported(figures("qmi/qmi_{qmi_study}_datasets.csv"), "qmi", "Tables"),
+        datasets_md=figures("qmi/qmi_{qmi_study}_datasets.md"),
+        datasets_tex=figures("qmi/qmi_{qmi_study}_datasets.tex"),
         timing_csv=reported(
-            figures("qmi/{qmi_study}_sweep_timing.csv"), "qmi", "Tables"
+            figures("qmi/qmi_{qmi_study}_sweep_timing.csv"), "qmi", "Tables"
         ),
-        timing_md=figures("qmi/{qmi_study}_sweep_timing.md"),
-        timing_tex=figures("qmi/{qmi_study}_sweep_timing.tex"),
+        timing_md=figures("qmi/qmi_{qmi_study}_sweep_timing.md"),
+        timing_tex=figures("qmi/qmi_{qmi_study}_sweep_timing.tex"),
         long=results("qmi/tables/{qmi_study}_min_errors.csv"),
     log:
         logs("qmi_summary/{qmi_study}.log"),
@@ -176,8 +176,8 @@ rule qmi_curves:
         runs=qmi_run_files,
         code=code("graphdr.pipeline.papers.qmi.report"),
     output:
-        pdf=figures("qmi/{qmi_study}_curves.pdf"),
-        png=reported(figures("qmi/{qmi_study}_curves.png"), "qmi", "Figures"),
+        pdf=figures("qmi/qmi_{qmi_study}_curves.pdf"),
+        png=reported(figures("qmi/qmi_{qmi_study}_curves.png"), "qmi", "Figures"),
     log:
         logs("qmi_curves/{qmi_study}.log"),
     benchmark:
