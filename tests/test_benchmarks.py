@@ -68,3 +68,24 @@ def test_a_moved_function_is_found():
         "graphdr.methods.qmi.no_such_estimator",
         "graphdr.pipeline.papers.ngeu.protocol.split_indices",
     ]
+
+
+def test_the_diagonal_rbf_floor_computes_the_division_sum_of_every_pair():
+    """bench_ngeu's floor row divides by the time of ``_division_floor``: it must do the work it
+    stands for (``sum_k (x_ik - x_jk)^2 / (1 + 2 gamma (s_ik + s_jk))`` on every pair, both
+    triangles), checked against numpy, and that sum is the quadratic part of the kernel's log."""
+    import numpy as np
+
+    from benchmarks.bench_ngeu import _division_floor
+    from graphdr.expected_kernels import expected_kernel
+
+    rng = np.random.default_rng(0)
+    X, S, gamma = rng.normal(size=(7, 5)), rng.uniform(0, 0.5, (7, 5)), 0.3
+    out = np.full((7, 7), np.nan)
+    _division_floor(X, S, gamma, out)
+    a = 1 + 2 * gamma * (S[:, None, :] + S[None, :, :])
+    quad = (((X[:, None, :] - X[None, :, :]) ** 2) / a).sum(-1)
+    off = ~np.eye(7, dtype=bool)
+    np.testing.assert_allclose(out[off], quad[off], rtol=1e-12)
+    K = expected_kernel(X, x_variance=S, kernel="rbf", gamma=gamma)
+    np.testing.assert_allclose(K[off], (np.prod(a, -1) ** -0.5 * np.exp(-gamma * quad))[off])
