@@ -101,13 +101,9 @@ def akda_tables(
         methods = _ordered(sub["method"], METHODS)
         dsets = list(dict.fromkeys(sub["dataset"]))
         # MAP per dataset (ours), the average over datasets where the method ran
-        ours = sub.pivot(index="dataset", columns="method", values="map")
-        ours = ours.reindex(index=dsets, columns=methods)
+        ours, std, draws = (_wide(sub, v, dsets, methods) for v in ("map", "map_std", "draws"))
         ref = paper[(paper["table"] == "map") & (paper["row"] == cond)]
-        std = sub.pivot(index="dataset", columns="method", values="map_std")
-        draws = sub.pivot(index="dataset", columns="method", values="draws")
-        std = std.reindex(index=dsets, columns=methods)
-        std = std.where(draws.reindex(index=dsets, columns=methods) > 1)
+        std = std.where(draws > 1)
         shown[f"map_{cond}"] = _versus_table(ours, ref, skipped, cond, labels, ".2f", std=std)
         reporting.write_table(
             shown[f"map_{cond}"].rename(columns=rename),
@@ -123,9 +119,7 @@ def akda_tables(
             ),
             float_format=".2f",
         )
-        tr = sub.pivot(index="dataset", columns="method", values="train_seconds")
-        te = sub.pivot(index="dataset", columns="method", values="test_seconds")
-        tr, te = tr.reindex(index=dsets, columns=methods), te.reindex(index=dsets, columns=methods)
+        tr, te = (_wide(sub, v, dsets, methods) for v in ("train_seconds", "test_seconds"))
         shown[f"timing_{cond}"] = _speedup_table(tr, te, paper, cond, skipped, labels)
         reporting.write_table(
             shown[f"timing_{cond}"].rename(columns=rename),
@@ -203,6 +197,12 @@ def _notes(skipped, markers, d, cond, methods):
     used = {markers[skipped[(d, cond, m)]] for m in methods if (d, cond, m) in skipped}
     inverse = {k: r for r, k in markers.items()}
     return "; ".join(f"[{k}] {inverse[k]}" for k in sorted(used))
+
+
+def _wide(frame: pd.DataFrame, values: str, datasets: list, methods: list) -> pd.DataFrame:
+    """``values`` of ``frame`` as a dataset x method table, rows and columns in the given order."""
+    wide = frame.pivot(index="dataset", columns="method", values=values)
+    return wide.reindex(index=datasets, columns=methods)
 
 
 def _versus_table(ours, ref, skipped, cond, labels, fmt, std=None):
