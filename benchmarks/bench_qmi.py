@@ -189,7 +189,9 @@ def _sweep_rows(quick: bool) -> list[dict]:
         ),
         row(case, "O(N^3) decompositions per fold (shared)", shared(), details="EVD + KLPP"),
     ]
-    timing = Path(__file__).resolve().parents[1] / "paper_figures/qmi/qmi_benchmarks_sweep_timing.csv"
+    timing = (
+        Path(__file__).resolve().parents[1] / "paper_figures/qmi/qmi_benchmarks_sweep_timing.csv"
+    )
     if timing.is_file():
         frame = pd.read_csv(timing)
         total = frame.iloc[-1]

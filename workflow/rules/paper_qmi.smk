@@ -75,7 +75,9 @@ rule qmi_table:
         runs=qmi_run_files,
         code=code("graphdr.pipeline.papers.qmi.report"),
     output:
-        csv=reported(figures("qmi/qmi_{qmi_study}_{qmi_classifier}.csv"), "qmi", "Tables"),
+        csv=reported(
+            figures("qmi/qmi_{qmi_study}_{qmi_classifier}.csv"), "qmi", "Tables"
+        ),
         md=figures("qmi/qmi_{qmi_study}_{qmi_classifier}.md"),
         tex=figures("qmi/qmi_{qmi_study}_{qmi_classifier}.tex"),
     log:
@@ -107,7 +109,9 @@ rule qmi_summary:
         sizes=lambda w: QMI_STUDIES[w.qmi_study].get("sizes_reference", []),
         code=code("graphdr.pipeline.papers.qmi.report"),
     output:
-        datasets_csv=reported(figures("qmi/qmi_{qmi_study}_datasets.csv"), "qmi", "Tables"),
+        datasets_csv=reported(
+            figures("qmi/qmi_{qmi_study}_datasets.csv"), "qmi", "Tables"
+        ),
         datasets_md=figures("qmi/qmi_{qmi_study}_datasets.md"),
         datasets_tex=figures("qmi/qmi_{qmi_study}_datasets.tex"),
         timing_csv=reported(
