@@ -35,13 +35,13 @@ THREAD_VARIABLES = (
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 
-def start(namespace: dict) -> None:
-    """Export the job's thread count (when run by Snakemake) and put ``src/`` first on the path.
+def _start(snakemake) -> None:
+    """Export the job's thread count (``snakemake``: the running job's object, None by hand) and
+    put ``src/`` first on the path.
 
     Also makes the job's log end with any error the script does not catch (an import that
     fails before ``runtime.job`` opens the log, say): Snakemake shows the log of a failed job.
     """
-    snakemake = namespace.get("snakemake")
     if snakemake is not None:
         for var in THREAD_VARIABLES:
             os.environ[var] = str(snakemake.threads)
@@ -91,4 +91,4 @@ def job(rule: str, **example_wildcards):
 # the running script's own ``snakemake`` (None when it is run by hand), before anything imports
 # numpy: a script imports this module first
 _SNAKEMAKE = getattr(sys.modules.get("__main__"), "snakemake", None)
-start({"snakemake": _SNAKEMAKE})
+_start(_SNAKEMAKE)
