@@ -674,6 +674,43 @@ def test_cross_validation_solves_the_kernel_gep_by_its_low_rank_factor(monkeypat
     assert model.eigen_solver == params.get("eigen_solver", "subset")  # what _final_fit times
 
 
+@pytest.mark.parametrize("method", ["KDA", "KSDA"])
+def test_untimed_final_fits_use_the_low_rank_solver_with_the_same_scores(monkeypatch, method):
+    """The timed final fit solves the column's own problem with its own solver (the paper's KDA:
+    sygv, all eigenpairs); an untimed one (another draw, a sensitivity refit) solves the same
+    problem by the numerator's low-rank factor: the test scores agree to round-off."""
+    from graphdr.methods import KDA, KSDA
+
+    cls = {"KDA": KDA, "KSDA": KSDA}[method]
+    X, y = _tiny()
+    params = {"scatter": "within", "eigen_solver": "full"} if method == "KDA" else {}
+    estimators = {method: {"estimator": method, "params": params}}
+    best = {"gamma_factor": 1.0, "reg": 1e-2, "C": 1.0} | (
+        {"n_subclasses": 2} if method == "KSDA" else {}
+    )
+    solvers, real_fit = [], cls.fit
+
+    def spy(self, *args, **kwargs):
+        solvers.append(self.eigen_solver)
+        return real_fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(cls, "fit", spy)
+    train, test, classes = np.arange(0, 96, 2), np.arange(1, 96, 2), np.unique(y)
+    common = dict(reg=1e-3, seed=0, estimators=estimators)
+    out = {
+        timed: akda._final_fit(
+            method, best, X[train], y[train], X[test], classes, **common, timed=timed
+        )  # fmt: skip
+        for timed in (True, False)
+    }
+    assert solvers == [params.get("eigen_solver", "subset"), "lowrank"]
+    maps = {
+        t: akda.average_precision_per_class(y[test], o[0], classes).mean() for t, o in out.items()
+    }
+    assert maps[True] == pytest.approx(maps[False], abs=1e-9)
+    assert out[True][3] == out[False][3]  # the same dimension
+
+
 def test_short_fits_report_the_median_of_three_timings(monkeypatch):
     """A final fit under REPEAT_BELOW_SECONDS is run TIMING_REPEATS times in the timed draw and
     the median of its seconds reported, with the first fit's scores; other draws fit once."""

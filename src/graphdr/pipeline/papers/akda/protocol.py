@@ -265,6 +265,20 @@ def _grid(method: str, cv: Mapping, estimators=None, gamma_factors=None) -> list
     return points
 
 
+def _untimed_solver(model) -> None:
+    """Solve a fit that is not timed (a CV fit, the final fit of a draw whose seconds are not
+    reported, a sensitivity variant's refit) by the fastest exact solver of the same problem.
+
+    KDA's and KSDA's generalised eigenproblem (the paper's KDA: all eigenpairs by ``sygv``'s
+    symmetric QR) has a numerator of rank C (H), whose leading pairs a Cholesky and a thin SVD
+    give for a third of ``sygvx``'s time (0.21 s against 0.62 s at N = 1500, one thread:
+    bench_akda, docs/benchmarks.md) and a tenth of ``sygv``'s (Letter 100Ex, N = 2600: 37 s by
+    ``sygv``): the same eigenpairs to round-off (tests/test_akda.py). The timed fit keeps the
+    column's own solver."""
+    if "eigen_solver" in model.get_params():
+        model.set_params(eigen_solver="lowrank")
+
+
 def _evaluate(method, point, X_tr, y_tr, X_te, classes, Cs, *, kernels, reg, seed, estimators):
     """Scores of the test part for every C: {C: (n_test, n_classes) scores}."""
     if method in ("LSVM", "KSVM"):
@@ -279,13 +293,7 @@ def _evaluate(method, point, X_tr, y_tr, X_te, classes, Cs, *, kernels, reg, see
         method, point | shape, reg=reg, seed=seed, n_classes=len(classes), estimators=estimators
     )
     if is_kernel_dr(method, estimators):
-        if "eigen_solver" in model.get_params():
-            # the search selects the model, it does not time it: KDA's and KSDA's generalised
-            # eigenproblem (the paper's KDA: all eigenpairs by sygv) has a numerator of rank C
-            # (H), whose leading pairs a Cholesky and a thin SVD give for a third of sygvx's time
-            # (0.21 s against 0.62 s at N = 1500, one thread: bench_akda, docs/benchmarks.md);
-            # the final fit, the timed one, keeps the column's own solver
-            model.set_params(eigen_solver="lowrank")
+        _untimed_solver(model)  # the search selects the model, it does not time it
         gamma = point["gamma_factor"] / kernels.mean_d2
         K = kernels.train(gamma)
         model.fit(K, y_tr)
@@ -435,12 +443,16 @@ def selection_edges(best: Mapping, mean: pd.DataFrame) -> list[str]:
     return edges
 
 
-def _final_fit(method, best, X_tr, y_tr, X_te, classes, *, reg, seed, estimators=None, shared=None):
+def _final_fit(
+    method, best, X_tr, y_tr, X_te, classes, *, reg, seed, estimators=None, shared=None,
+    timed=True,
+):  # fmt: skip
     """Train with the selected parameters and score the test set, timing both stages.
 
     ``shared`` (:class:`_FinalKernels`, kernel methods and KSVM of a group run) holds the
     squared distances of this training / test pair: their measured seconds are added to the
-    training and testing times in place of computing them again.
+    training and testing times in place of computing them again. ``timed=False``: the seconds
+    are not reported, and a kernel method is solved by :func:`_untimed_solver`.
     """
     from graphdr.kernels import squared_distances
 
@@ -492,6 +504,8 @@ def _final_fit(method, best, X_tr, y_tr, X_te, classes, *, reg, seed, estimators
         method, best | shape, reg=reg, seed=seed, n_classes=len(classes), estimators=estimators
     )
     if kernel:
+        if not timed:
+            _untimed_solver(model)
         model.fit(K, y_tr)
         Z_tr = model.transform(K)
         del K
@@ -558,7 +572,7 @@ def _draw_record(
     def final_fit():
         return _final_fit(
             method, best, X[train], y[train], X[test], classes, reg=reg, seed=seed,
-            estimators=estimators, shared=shared,
+            estimators=estimators, shared=shared, timed=timed,
         )  # fmt: skip
 
     scores, t_train, t_test, dim = final_fit()
@@ -600,7 +614,7 @@ def _draw_record(
         else:
             v_scores, *_ = _final_fit(
                 method, chosen, X[train], y[train], X[test], classes, reg=reg, seed=seed,
-                estimators=estimators, shared=shared,
+                estimators=estimators, shared=shared, timed=False,
             )  # fmt: skip
         v_ap = average_precision_per_class(y[test], v_scores, classes)
         record["variants"][name] = {
