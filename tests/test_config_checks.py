@@ -408,11 +408,11 @@ def test_priorities_reach_their_rules():
         p.read_text(encoding="utf-8") for p in (ROOT / "workflow/rules").glob("*.smk")
     )
     directed = set(re.findall(r'priority: job_priority\("(\w+)"\)', rules))
-    # task_priority is job_priority("ngeu_select", task): per-task priorities (priority_by)
+    # task_priority is job_priority("select_ngeu_models", task): per-task priorities (priority_by)
     if re.search(r"^    priority: task_priority\b", rules, re.M):
-        directed.add("ngeu_select")
-    # qmi_sweep_priority is job_priority("qmi_sweep", dataset): the longest sweeps first
+        directed.add("select_ngeu_models")
+    # qmi_sweep_priority is job_priority("run_qmi_sweep", dataset): the longest sweeps first
     if re.search(r"^    priority: qmi_sweep_priority\b", rules, re.M):
-        directed.add("qmi_sweep")
+        directed.add("run_qmi_sweep")
     assert all("priority" in v for v in config["resources"].values() if "priority_by" in v)
-    assert configured == directed and {"ngeu_select", "akda_group"} <= configured
+    assert configured == directed and {"select_ngeu_models", "run_akda_group"} <= configured

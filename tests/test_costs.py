@@ -19,25 +19,29 @@ def test_costs_sum_jobs_per_rule_and_per_rule_file(tmp_path, capsys):
     rules = tmp_path / "rules"
     rules.mkdir()
     (rules / "paper_akda.smk").write_text(
-        "rule akda_run:\n    input: 'a'\n\n# rule in_a_comment:\nif True:\n\n    rule akda_group:\n"
+        "rule run_akda_method:\n    input: 'a'\n\n# rule in_a_comment:\nif True:\n\n    rule run_akda_group:\n"
     )
     (rules / "datasets.smk").write_text("rule prepare_dataset:\n    output: 'x'\n")
     bench = tmp_path / "benchmarks"
-    _bench(bench / "akda_group/usps/10Ex.tsv", 10.0, 300.0, 9.0)
-    _bench(bench / "akda_group/coil20/100Ex.tsv", 30.0, 700.0, 29.0)
-    _bench(bench / "akda_run/usps/10Ex/LDA.tsv", 2.0, 150.0, 1.5, repeats=3)  # the last line
+    _bench(bench / "run_akda_group/usps/10Ex.tsv", 10.0, 300.0, 9.0)
+    _bench(bench / "run_akda_group/coil20/100Ex.tsv", 30.0, 700.0, 29.0)
+    _bench(bench / "run_akda_method/usps/10Ex/LDA.tsv", 2.0, 150.0, 1.5, repeats=3)  # the last line
     _bench(bench / "prepare_dataset/usps.tsv", 4.0, 120.0, 3.0)
     _bench(bench / "orphan/x.tsv", 1.0, 10.0, 1.0)
 
     parts = costs.rule_parts(rules)
-    assert parts == {"akda_group": "akda", "akda_run": "akda", "prepare_dataset": "datasets"}
+    assert parts == {
+        "run_akda_group": "akda",
+        "run_akda_method": "akda",
+        "prepare_dataset": "datasets",
+    }
     jobs = costs.read_benchmarks(bench)
     assert len(jobs) == 5
-    run = jobs[jobs["rule"] == "akda_run"].iloc[0]
+    run = jobs[jobs["rule"] == "run_akda_method"].iloc[0]
     assert (run["job"], run["wall_s"], run["cpu_s"]) == ("usps/10Ex/LDA", 6.0, 4.5)
 
     per_rule, per_part = costs.summarise(jobs, parts)
-    group = per_rule[per_rule["rule"] == "akda_group"].iloc[0]
+    group = per_rule[per_rule["rule"] == "run_akda_group"].iloc[0]
     found = (group["jobs"], group["cpu_s"], group["longest_s"], group["max_rss_mb"])
     assert found == (2, 38.0, 30.0, 700.0)
     akda = per_part.set_index("part").loc["akda"]
@@ -64,18 +68,18 @@ def test_costs_prefer_the_cpu_of_the_jobs_logs(tmp_path, capsys):
 
     bench, logs, rules = tmp_path / "benchmarks", tmp_path / "logs", tmp_path / "rules"
     rules.mkdir()
-    (rules / "paper_akda.smk").write_text("rule akda_group:\n    input: 'a'\n")
-    _bench(bench / "akda_group/usps/10Ex.tsv", 100.0, 300.0, 75.0)
-    _bench(bench / "akda_group/coil20/10Ex.tsv", 10.0, 300.0, 9.0)
+    (rules / "paper_akda.smk").write_text("rule run_akda_group:\n    input: 'a'\n")
+    _bench(bench / "run_akda_group/usps/10Ex.tsv", 100.0, 300.0, 75.0)
+    _bench(bench / "run_akda_group/coil20/10Ex.tsv", 10.0, 300.0, 9.0)
     done = runtime.USAGE_FORMAT.format(cpu=99.5, user=98.0, system=1.5, rss=300)
-    (logs / "akda_group/usps").mkdir(parents=True)
-    (logs / "akda_group/usps/10Ex.log").write_text(
-        "2026-11-27 10:00:00,000 INFO graphdr.pipeline: rule akda_group\n"
+    (logs / "run_akda_group/usps").mkdir(parents=True)
+    (logs / "run_akda_group/usps/10Ex.log").write_text(
+        "2026-11-27 10:00:00,000 INFO graphdr.pipeline: rule run_akda_group\n"
         f"2026-11-27 10:01:40,000 INFO graphdr.pipeline: done: {done}\n"
     )
-    (logs / "akda_group/coil20").mkdir(parents=True)
-    (logs / "akda_group/coil20/10Ex.log").write_text("... ERROR graphdr.pipeline: job failed\n")
-    assert costs.read_job_logs(logs) == {("akda_group", "usps/10Ex"): 99.5}
+    (logs / "run_akda_group/coil20").mkdir(parents=True)
+    (logs / "run_akda_group/coil20/10Ex.log").write_text("... ERROR graphdr.pipeline: job failed\n")
+    assert costs.read_job_logs(logs) == {("run_akda_group", "usps/10Ex"): 99.5}
     jobs = costs.with_log_cpu(costs.read_benchmarks(bench), costs.read_job_logs(logs))
     by_job = jobs.set_index("job")
     assert by_job.loc["usps/10Ex", ["cpu_s", "cpu_from"]].tolist() == [99.5, "log"]

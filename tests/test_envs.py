@@ -226,7 +226,7 @@ def test_rule_environment_provides_every_module_its_script_imports(rule):
 
 def test_import_closure_sees_through_the_package():
     """The closure reaches third-party imports made deep inside graphdr (a check of the check)."""
-    found = third_party_imports(SCRIPTS / "akda_toy.py")
+    found = third_party_imports(SCRIPTS / "run_akda_toy.py")
     assert {"numpy", "scipy", "sklearn", "matplotlib"} <= set(found), found
     assert "graphdr" not in found and "_bootstrap" not in found
     assert found["matplotlib"].startswith("src/graphdr/")

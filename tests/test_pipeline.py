@@ -577,8 +577,8 @@ def test_rule_placement_retries_and_sized_resources():
         "retrieve_dataset",
         "collect_table",
         "plot_projection",
-        "plot_optimizer_study",
-        "optimizer_tables",
+        "plot_dee_optimizer_study",
+        "write_dee_optimizer_tables",
     }
     # besides the download, a submit-host rule only turns results into tables and figures: it
     # writes under the figures root (and long tables under a results tables/ folder), never a fit

@@ -98,21 +98,21 @@ def test_dry_run_with_the_profile_forms_group_jobs(dry_run, profile):
     counts = _job_counts(dry_run)
     size = profile["group-components"]
     # groups of independent jobs: one component per job
-    per_group = {"fit_evaluate": counts["fit_embed"], "akda": counts["akda_run"]}
+    per_group = {"fit_evaluate": counts["fit_embed"], "akda": counts["run_akda_method"]}
     per_group["paper_runs"] = sum(
         counts[rule] for rule, group in profile["groups"].items() if group == "paper_runs"
     )
-    per_group["ngeu"] = counts["ngeu_select"]  # one chain per NGEU task
+    per_group["ngeu"] = counts["select_ngeu_models"]  # one chain per NGEU task
     for group, components in per_group.items():
         assert components > 0, group
         found = dry_run.count(f"Group job {group} ")
         assert found == -(-components // size[group]), (group, found, components)
     # the paper-specific compute rules are grouped: what remains single is small, or (AKDA's
     # kernel-method groups: minutes and up to 14 GB each) big enough to be a SLURM job alone,
-    # as is each `one_job` QMI study (rule qmi_sweep_<study>: all its datasets, 1-5 CPU-min)
-    single = {"akda_toy", "ngeu_toy_figure", "akda_group"}
-    single |= {rule for rule in counts if rule.startswith("qmi_sweep_")}
-    assert counts.get("qmi_sweep_scale_unit_variance") == 1  # one job for the study's datasets
+    # as is each `one_job` QMI study (rule run_qmi_sweep_<study>: all its datasets, 1-5 CPU-min)
+    single = {"run_akda_toy", "plot_ngeu_toy", "run_akda_group"}
+    single |= {rule for rule in counts if rule.startswith("run_qmi_sweep_")}
+    assert counts.get("run_qmi_sweep_scale_unit_variance") == 1  # one job for the study's datasets
     local = {
         name
         for smk in (ROOT / "workflow" / "rules").glob("*.smk")
@@ -126,10 +126,10 @@ def test_dry_run_with_the_profile_forms_group_jobs(dry_run, profile):
 
 
 def _akda_memory(log: str) -> dict[tuple[str, str], set[int]]:
-    """(dataset, condition) -> mem_mb of its akda_run jobs in a dry-run log."""
+    """(dataset, condition) -> mem_mb of its run_akda_method jobs in a dry-run log."""
     found: dict[tuple[str, str], set[int]] = {}
     # a job's lines are indented 4 spaces more than its `rule` line (group members: 4 + 4)
-    for _, block in re.findall(r"^( *)rule akda_run:\n((?:\1    .*\n)+)", log, flags=re.M):
+    for _, block in re.findall(r"^( *)rule run_akda_method:\n((?:\1    .*\n)+)", log, flags=re.M):
         wildcards = dict(re.findall(r"(\w+)=([\w.]+)", re.search(r"wildcards: (.*)", block)[1]))
         memory = int(re.search(r"mem_mb=(\d+)", block)[1])
         found.setdefault((wildcards["dataset"], wildcards["condition"]), set()).add(memory)
@@ -137,12 +137,12 @@ def _akda_memory(log: str) -> dict[tuple[str, str], set[int]]:
 
 
 def test_akda_memory_grows_with_the_kernel_size(dry_run):
-    """Each akda_run cell asks memory for its N_train x N kernel entries, not 12 GB for all."""
+    """Each run_akda_method cell asks memory for its N_train x N kernel entries, not 12 GB for all."""
     memory = _akda_memory(dry_run)
     assert all(len(m) == 1 for m in memory.values()), memory  # one size per cell
     memory = {cell: m.pop() for cell, m in memory.items()}
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["resources"]
-    spec = config["akda_run"]
+    spec = config["run_akda_method"]
     # the 200-class stand-in at 100Ex: N_train = 200 x 100 of N = 200 x 200 samples (NOTES.md)
     largest = spec["mem_mb"] + spec["mem_mb_per_mega_entries"] * 20000 * 40000 / 1e6
     assert memory[("akda_decaf200", "100Ex")] == largest

@@ -133,7 +133,7 @@ def test_the_long_jobs_inputs_start_first(checkout):
     ngeu = {t["dataset"] for t in papers["ngeu"]["tasks"].values()}
     akda = set(papers["akda"]["datasets"])
     dee = set(papers["dee"]["recognition"]["datasets"])
-    select = resources["ngeu_select"]
+    select = resources["select_ngeu_models"]
     by_task = {
         t: select.get("priority_by", {}).get(t, select["priority"]) for t in papers["ngeu"]["tasks"]
     }
@@ -142,10 +142,10 @@ def test_the_long_jobs_inputs_start_first(checkout):
     for task, spec in papers["ngeu"]["tasks"].items():
         expected[spec["dataset"]] = max(expected.get(spec["dataset"], 0), by_task[task])
     for d in dee:
-        expected[d] = max(expected.get(d, 0), resources["dee_recognition_run"]["priority"])
+        expected[d] = max(expected.get(d, 0), resources["run_dee_recognition"]["priority"])
     for d in akda:
-        expected[d] = max(expected.get(d, 0), resources["akda_group"]["priority"])
-    qmi_by_dataset = resources["qmi_sweep"]["priority_by"]  # the longest sweeps first
+        expected[d] = max(expected.get(d, 0), resources["run_akda_group"]["priority"])
+    qmi_by_dataset = resources["run_qmi_sweep"]["priority_by"]  # the longest sweeps first
     assert {"qmi_yeast", "qmi_segment"} <= set(qmi_by_dataset)
     studies = papers["qmi"]["studies"]
     one_job = {name: s["datasets"] for name, s in studies.items() if s.get("one_job")}
@@ -162,17 +162,23 @@ def test_the_long_jobs_inputs_start_first(checkout):
         dataset = job["wildcards"].removeprefix("dataset=")
         assert job["priority"] == expected.get(dataset, 0), job
     ngeu_jobs = [
-        j for j in jobs if j["rule"] in ("ngeu_splits", "estimate_uncertainty", "ngeu_select")
+        j
+        for j in jobs
+        if j["rule"] in ("make_ngeu_splits", "estimate_uncertainty", "select_ngeu_models")
     ]
-    assert {j["rule"] for j in ngeu_jobs} == {"ngeu_splits", "estimate_uncertainty", "ngeu_select"}
+    assert {j["rule"] for j in ngeu_jobs} == {
+        "make_ngeu_splits",
+        "estimate_uncertainty",
+        "select_ngeu_models",
+    }
     for job in ngeu_jobs:
         assert job["priority"] == by_task[job["wildcards"].removeprefix("task=")], job
-    sweeps = [j for j in jobs if j["rule"] == "qmi_sweep"]
+    sweeps = [j for j in jobs if j["rule"] == "run_qmi_sweep"]
     assert sweeps
     for job in sweeps:
         dataset = dict(w.split("=") for w in job["wildcards"].split(", "))["dataset"]
         assert job["priority"] == qmi_by_dataset.get(dataset, 0), job
-    study_jobs = {j["rule"]: j["priority"] for j in jobs if j["rule"].startswith("qmi_sweep_")}
+    study_jobs = {j["rule"]: j["priority"] for j in jobs if j["rule"].startswith("run_qmi_sweep_")}
     assert study_jobs == {
-        "qmi_sweep_" + re.sub(r"\W", "_", name): qmi_by_dataset.get(name, 0) for name in one_job
+        "run_qmi_sweep_" + re.sub(r"\W", "_", name): qmi_by_dataset.get(name, 0) for name in one_job
     }

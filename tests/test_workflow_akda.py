@@ -82,7 +82,7 @@ def test_nothing_to_redo_and_an_edit_reruns_only_its_jobs(run):
     out = dry_run_after_edit(repo, "graphdr/methods/subclass.py", *TARGETS, env=env)
     runs = f"{RESULTS}/akda/runs/akda_quick"
     # jobs to run print "output: <their files>" (the tables job lists every run as its input);
-    # the kernel methods of a condition share one job (rule akda_group), the others do not
+    # the kernel methods of a condition share one job (rule run_akda_group), the others do not
     assert (
         f"output: {runs}/100Ex/KDA.json, {runs}/100Ex/KDA_K2.json, {runs}/100Ex/AKSDA.json" in out
     )

@@ -91,8 +91,8 @@ def test_nothing_to_redo_and_a_table_edit_reruns_no_sweep(run):
     assert "Nothing to be done" in out
     out = dry_run_after_edit(repo, "graphdr/pipeline/papers/qmi/report.py", *TARGETS, env=env)
     jobs = set(re.findall(r"^(?:local)?rule (\w+):", out, flags=re.MULTILINE))
-    assert {"qmi_table", "qmi_summary", "qmi_curves", "judge_claims"} <= jobs
-    assert not {"qmi_sweep", "qmi_visualise"} & jobs  # the report module fits nothing
+    assert {"write_qmi_table", "write_qmi_summary", "plot_qmi_curves", "judge_claims"} <= jobs
+    assert not {"run_qmi_sweep", "plot_qmi_visualisation"} & jobs  # the report module fits nothing
 
 
 def test_a_method_edit_reruns_the_fits_not_the_report_code(run):
@@ -103,9 +103,11 @@ def test_a_method_edit_reruns_the_fits_not_the_report_code(run):
     reasons = {}
     for rule, block in re.findall(r"^(?:local)?rule (\w+):\n((?:    .*\n)+)", out, flags=re.M):
         reasons.setdefault(rule, []).append(re.search(r"reason: (.*)", block)[1])
-    assert {"qmi_sweep", "qmi_visualise", "qmi_table"} <= set(reasons)
-    assert all("methods/qmi.py" in r for r in reasons["qmi_sweep"] + reasons["qmi_visualise"])
-    for rule in ("qmi_table", "qmi_summary", "qmi_curves"):
+    assert {"run_qmi_sweep", "plot_qmi_visualisation", "write_qmi_table"} <= set(reasons)
+    assert all(
+        "methods/qmi.py" in r for r in reasons["run_qmi_sweep"] + reasons["plot_qmi_visualisation"]
+    )
+    for rule in ("write_qmi_table", "write_qmi_summary", "plot_qmi_curves"):
         assert not any("methods/qmi.py" in r for r in reasons.get(rule, [])), reasons[rule]
 
 

@@ -214,16 +214,16 @@ def resource(rule_name, key):
 
 def job_priority(rule_name, key=None):
     """The Snakemake priority of one job, from ``resources[rule_name]`` in the config:
-    ``priority_by[key]`` for a job whose main wildcard is ``key`` (ngeu_select: the task;
-    qmi_sweep: the dataset, or the study for a one_job study), else ``priority``, else 0.
+    ``priority_by[key]`` for a job whose main wildcard is ``key`` (select_ngeu_models: the task;
+    run_qmi_sweep: the dataset, or the study for a one_job study), else ``priority``, else 0.
     """
     spec = plan.resources_for(config, rule_name)
     return spec.get("priority_by", {}).get(key, spec.get("priority", 0))
 
 
 def task_priority(wildcards):
-    """Priority of an NGEU task's jobs (ngeu_select and its inputs): ``job_priority``."""
-    return job_priority("ngeu_select", wildcards.task)
+    """Priority of an NGEU task's jobs (select_ngeu_models and its inputs): ``job_priority``."""
+    return job_priority("select_ngeu_models", wildcards.task)
 
 
 def _dataset_priorities():
@@ -237,11 +237,14 @@ def _dataset_priorities():
     dee_recognition = papers.get("dee", {}).get("recognition", {})
     qmi_studies = papers.get("qmi", {}).get("studies", {})
     readers = [  # (rule, a dataset it reads, the key of its job in priority_by)
-        *(("ngeu_select", spec["dataset"], task) for task, spec in ngeu_tasks.items()),
-        *(("akda_group", d, d) for d in papers.get("akda", {}).get("datasets", [])),
-        *(("dee_recognition_run", d, d) for d in dee_recognition.get("datasets", [])),
+        *(
+            ("select_ngeu_models", spec["dataset"], task)
+            for task, spec in ngeu_tasks.items()
+        ),
+        *(("run_akda_group", d, d) for d in papers.get("akda", {}).get("datasets", [])),
+        *(("run_dee_recognition", d, d) for d in dee_recognition.get("datasets", [])),
         *(  # per dataset, or per study for a one_job study
-            ("qmi_sweep", d, name if spec.get("one_job") else d)
+            ("run_qmi_sweep", d, name if spec.get("one_job") else d)
             for name, spec in qmi_studies.items()
             for d in spec["datasets"]
         ),
@@ -335,7 +338,7 @@ def study_runs(wildcards, datasets=None):
         label = config["datasets"][dataset].get("label", dataset)
         for optimizer, opt_label in spec["optimizers"].items():
             files = expand(
-                rules.optimizer_run.output,
+                rules.run_dee_optimizer.output,
                 study=wildcards.study,
                 dataset=dataset,
                 optimizer=optimizer,
@@ -353,11 +356,13 @@ def optimizer_study_outputs():
     for job in plan.optimizer_study_outputs(config):
         if job["kind"] == "tables":
             outputs += expand(
-                rules.optimizer_tables.output, paper=job["paper"], study=job["study"]
+                rules.write_dee_optimizer_tables.output,
+                paper=job["paper"],
+                study=job["study"],
             )
         else:
             outputs += expand(
-                rules.plot_optimizer_study.output,
+                rules.plot_dee_optimizer_study.output,
                 paper=job["paper"],
                 study=job["study"],
                 dataset=job["dataset"],

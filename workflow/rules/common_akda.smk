@@ -22,8 +22,8 @@ def akda_estimator(method):
     return AKDA.get("estimators", {}).get(method, {}).get("estimator", method)
 
 
-# Kernel methods run together, one job per dataset and condition (the akda_group rule; shared CV
-# folds, distances and subclass partitions); the others one job per method (rule akda_run).
+# Kernel methods run together, one job per dataset and condition (the run_akda_group rule; shared CV
+# folds, distances and subclass partitions); the others one job per method (rule run_akda_method).
 AKDA_GROUPED = [
     m for m in AKDA.get("methods", []) if akda_estimator(m) in AKDA_KERNEL_ESTIMATORS
 ]

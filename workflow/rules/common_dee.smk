@@ -52,7 +52,7 @@ def dee_recognition_runs():
     runs = {}
     for dataset in DEE_RECOGNITION.get("datasets", []):
         for method in DEE_RECOGNITION["methods"]:
-            path = rules.dee_recognition_run.output.scores.format(
+            path = rules.run_dee_recognition.output.scores.format(
                 dataset=dataset, dee_method=method
             )
             runs[(dee_label(dataset), dee_method_label(DEE_RECOGNITION, method))] = path
@@ -67,7 +67,7 @@ def dee_embedding_runs(datasets=None, variants=True):
         for method, spec in DEE_VISUALISATION["methods"].items():
             if not variants and "variant" in spec:
                 continue
-            path = rules.dee_embedding_run.output.embedding.format(
+            path = rules.run_dee_embedding.output.embedding.format(
                 dataset=dataset, dee_method=method
             )
             runs[(dee_label(dataset), dee_method_label(DEE_VISUALISATION, method))] = (
@@ -90,7 +90,7 @@ def dee_study_threads(wildcards):
     per = study_of(wildcards).get("threads_per_dataset") or {}
     if wildcards.dataset in per:
         return int(per[wildcards.dataset])
-    return resource("optimizer_run", "threads")(wildcards)
+    return resource("run_dee_optimizer", "threads")(wildcards)
 
 
 def dee_optimizer_studies():
@@ -125,7 +125,7 @@ def dee_result_recognition_runs():
     runs = []
     for dataset in DEE_RECOGNITION.get("datasets", []):
         for method, spec in DEE_RECOGNITION["methods"].items():
-            path = rules.dee_recognition_run.output.scores.format(
+            path = rules.run_dee_recognition.output.scores.format(
                 dataset=dataset, dee_method=method
             )
             if "variant" in spec:
@@ -144,7 +144,7 @@ def dee_result_embedding_runs():
     runs = []
     for dataset in DEE_VISUALISATION.get("datasets", []):
         for method, spec in DEE_VISUALISATION.get("methods", {}).items():
-            path = rules.dee_embedding_run.output.embedding.format(
+            path = rules.run_dee_embedding.output.embedding.format(
                 dataset=dataset, dee_method=method
             )
             variant = spec.get("variant", "primary")
@@ -166,13 +166,13 @@ def dee_outputs():
     and the verdicts of the claims on measured times (part of the default target)."""
     outputs = []
     if DEE_RECOGNITION:
-        outputs += list(rules.dee_recognition_report.output)
+        outputs += list(rules.write_dee_recognition.output)
     if DEE_VISUALISATION:
-        outputs += list(rules.dee_visualisation_table.output)
+        outputs += list(rules.write_dee_visualisation.output)
         for dataset in DEE_VISUALISATION["datasets"]:
-            outputs += expand(rules.dee_visualisation_figure.output, dataset=dataset)
+            outputs += expand(rules.plot_dee_visualisation.output, dataset=dataset)
     if DEE_RECOGNITION or DEE_VISUALISATION or dee_optimizer_studies():
-        outputs += list(rules.dee_results.output)
+        outputs += list(rules.collect_dee_results.output)
     return outputs
 
 

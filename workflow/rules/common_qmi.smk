@@ -54,21 +54,22 @@ def qmi_label(dataset):
 
 
 def qmi_sweep_priority(wildcards):
-    """Priority of one dataset's sweep: ``job_priority("qmi_sweep", dataset)`` (priority_by)."""
-    return job_priority("qmi_sweep", wildcards.dataset)
+    """Priority of one dataset's sweep: ``job_priority("run_qmi_sweep", dataset)`` (priority_by)."""
+    return job_priority("run_qmi_sweep", wildcards.dataset)
 
 
 def qmi_sweep_files(study, kind):
     """Files of one kind (errors, record, timing) of a study's sweeps, one per dataset: rule
-    qmi_sweep's patterns, which a `one_job` study's rule writes for all its datasets."""
-    pattern = getattr(rules.qmi_sweep.output, kind)
+    run_qmi_sweep's patterns, which a `one_job` study's rule writes for all its datasets.
+    """
+    pattern = getattr(rules.run_qmi_sweep.output, kind)
     return expand(pattern, qmi_study=study, dataset=QMI_STUDIES[study]["datasets"])
 
 
 def qmi_one_job_rule(study):
     """Name of the rule that sweeps a `one_job` study (a rule name is an identifier)."""
     identifier = re.sub(r"\W", "_", study)
-    return f"qmi_sweep_{identifier}"
+    return f"run_qmi_sweep_{identifier}"
 
 
 def qmi_runs(study):
@@ -77,7 +78,7 @@ def qmi_runs(study):
     for dataset in QMI_STUDIES[study]["datasets"]:
         files = [
             path.format(qmi_study=study, dataset=dataset)
-            for path in rules.qmi_sweep.output
+            for path in rules.run_qmi_sweep.output
         ]
         runs.append([qmi_label(dataset), *files])
     return runs
@@ -97,13 +98,13 @@ def qmi_outputs():
     for study, spec in QMI_STUDIES.items():
         for classifier in qmi_tables(study):
             outputs += expand(
-                rules.qmi_table.output, qmi_study=study, qmi_classifier=classifier
+                rules.write_qmi_table.output, qmi_study=study, qmi_classifier=classifier
             )
-        outputs += expand(rules.qmi_summary.output, qmi_study=study)
+        outputs += expand(rules.write_qmi_summary.output, qmi_study=study)
         if spec.get("curves"):
-            outputs += expand(rules.qmi_curves.output, qmi_study=study)
+            outputs += expand(rules.plot_qmi_curves.output, qmi_study=study)
     for dataset in QMI_VISUALS:
-        outputs += expand(rules.qmi_visualise.output, dataset=dataset)
+        outputs += expand(rules.plot_qmi_visualisation.output, dataset=dataset)
     if QMI_STUDIES:
         outputs += list(rules.collect_qmi_results.output)
     return outputs

@@ -3,7 +3,7 @@
 # <output.figures>/akda/. Files whose names contain "timing" hold wall-clock measurements.
 
 
-rule akda_run:
+rule run_akda_method:
     """Cross-validate, train and test one method on one dataset and condition (MAP, seconds):
     the methods without a kernel (PCA, LDA, LSVM)."""
     input:
@@ -13,18 +13,18 @@ rule akda_run:
         result=results("akda/runs/{dataset}/{condition}/{akda_method}.json"),
         timing=results("akda/runs/{dataset}/{condition}/{akda_method}.timing.json"),
     log:
-        logs("akda_run/{dataset}/{condition}/{akda_method}.log"),
+        logs("run_akda_method/{dataset}/{condition}/{akda_method}.log"),
     benchmark:
-        results("benchmarks/akda_run/{dataset}/{condition}/{akda_method}.tsv")
+        results("benchmarks/run_akda_method/{dataset}/{condition}/{akda_method}.tsv")
     wildcard_constraints:
         condition=_alternatives(AKDA.get("conditions", {})),
         akda_method=_alternatives(AKDA_SINGLE),
     conda:
         "../../envs/plot.yaml"
-    threads: resource("akda_run", "threads")
+    threads: resource("run_akda_method", "threads")
     resources:
-        mem_mb=memory("akda_run", akda_kernel_entries),
-        runtime=resource("akda_run", "runtime"),
+        mem_mb=memory("run_akda_method", akda_kernel_entries),
+        runtime=resource("run_akda_method", "runtime"),
     params:
         n_per_class=lambda w: AKDA["conditions"][w.condition],
         cv=AKDA.get("cv", {}),
@@ -34,14 +34,14 @@ rule akda_run:
         sensitivity=AKDA.get("sensitivity", {}),
         draws=lambda w: akda_draws(w.dataset, w.condition),
     script:
-        "../scripts/akda_run.py"
+        "../scripts/run_akda_method.py"
 
 
 # the workflow defines the group rule only when the config has kernel methods (its output list
 # would be empty)
 if AKDA_GROUPED:
 
-    rule akda_group:
+    rule run_akda_group:
         """The kernel methods of one dataset and condition in one job (shared CV folds, distances
         and subclass partitions; graphdr.pipeline.papers.akda.protocol.akda_group_run): every method's
         result and timing files, a skipped method's with its reason."""
@@ -58,18 +58,18 @@ if AKDA_GROUPED:
                 for m in AKDA_GROUPED
             ],
         log:
-            logs("akda_group/{dataset}/{condition}.log"),
+            logs("run_akda_group/{dataset}/{condition}.log"),
         benchmark:
-            results("benchmarks/akda_group/{dataset}/{condition}.tsv")
+            results("benchmarks/run_akda_group/{dataset}/{condition}.tsv")
         wildcard_constraints:
             condition=_alternatives(AKDA.get("conditions", {})),
-        priority: job_priority("akda_group")
+        priority: job_priority("run_akda_group")
         conda:
             "../../envs/plot.yaml"
-        threads: resource("akda_group", "threads")
+        threads: resource("run_akda_group", "threads")
         resources:
-            mem_mb=memory("akda_group", akda_kernel_entries),
-            runtime=resource("akda_group", "runtime"),
+            mem_mb=memory("run_akda_group", akda_kernel_entries),
+            runtime=resource("run_akda_group", "runtime"),
         params:
             methods=AKDA_GROUPED,
             skipped=akda_group_skipped,
@@ -81,10 +81,10 @@ if AKDA_GROUPED:
             sensitivity=AKDA.get("sensitivity", {}),
             draws=lambda w: akda_draws(w.dataset, w.condition),
         script:
-            "../scripts/akda_group.py"
+            "../scripts/run_akda_group.py"
 
 
-rule akda_tables:
+rule write_akda_tables:
     """MAP tables (ours vs the paper's averages), speed-ups over KDA, the ledger's results frame."""
     input:
         results=akda_run_files("result"),
@@ -105,16 +105,16 @@ rule akda_tables:
         results=figures("akda/akda_results.csv"),
         results_timing=figures("akda/akda_results_timing.csv"),
     log:
-        logs("akda_tables/akda.log"),
+        logs("write_akda_tables/akda.log"),
     benchmark:
-        results("benchmarks/akda_tables/akda.tsv")
+        results("benchmarks/write_akda_tables/akda.tsv")
     localrule: True
     conda:
         "../../envs/plot.yaml"
-    threads: resource("akda_tables", "threads")
+    threads: resource("write_akda_tables", "threads")
     resources:
-        mem_mb=memory("akda_tables"),
-        runtime=resource("akda_tables", "runtime"),
+        mem_mb=memory("write_akda_tables"),
+        runtime=resource("write_akda_tables", "runtime"),
     params:
         cells=[list(cell) for cell in akda_cells()],
         skipped=akda_skipped(),
@@ -134,10 +134,10 @@ rule akda_tables:
             os.path.dirname(output.results), "akda_speedup_timing"
         ),
     script:
-        "../scripts/akda_tables.py"
+        "../scripts/write_akda_tables.py"
 
 
-rule akda_toy:
+rule run_akda_toy:
     """Figures 2-3: one class against the rest, linear kernel, 2-D input scatter and 1-D AKDA."""
     input:
         prepared=lambda w: results(f"prepared/{AKDA['toy']['dataset']}.npz"),
@@ -154,15 +154,15 @@ rule akda_toy:
         timing=figures("akda/akda_toy_timing.json"),
         separation=figures("akda/akda_toy_separation.json"),
     log:
-        logs("akda_toy/akda.log"),
+        logs("run_akda_toy/akda.log"),
     benchmark:
-        results("benchmarks/akda_toy/akda.tsv")
+        results("benchmarks/run_akda_toy/akda.tsv")
     conda:
         "../../envs/plot.yaml"
-    threads: resource("akda_toy", "threads")
+    threads: resource("run_akda_toy", "threads")
     resources:
-        mem_mb=memory("akda_toy"),
-        runtime=resource("akda_toy", "runtime"),
+        mem_mb=memory("run_akda_toy"),
+        runtime=resource("run_akda_toy", "runtime"),
     params:
         n_per_class=lambda w: AKDA["conditions"][AKDA["toy"]["condition"]],
         target=lambda w: AKDA["toy"].get("target", 0),
@@ -171,10 +171,10 @@ rule akda_toy:
         label=lambda w: config["datasets"][AKDA["toy"]["dataset"]].get("label", "toy"),
         kda_params=AKDA.get("estimators", {}).get("KDA", {}).get("params", {}),
     script:
-        "../scripts/akda_toy.py"
+        "../scripts/run_akda_toy.py"
 
 
-rule akda_equivalence:
+rule check_akda_equivalence:
     """Claim C1: AKDA against KNDA, principal angles of their projections (a few seconds)."""
     input:
         prepared=lambda w: [
@@ -187,15 +187,15 @@ rule akda_equivalence:
         record=figures("akda/akda_equivalence.json"),
         timing=figures("akda/akda_equivalence_timing.json"),
     log:
-        logs("akda_equivalence/akda.log"),
+        logs("check_akda_equivalence/akda.log"),
     benchmark:
-        results("benchmarks/akda_equivalence/akda.tsv")
+        results("benchmarks/check_akda_equivalence/akda.tsv")
     conda:
         "../../envs/plot.yaml"
-    threads: resource("akda_equivalence", "threads")
+    threads: resource("check_akda_equivalence", "threads")
     resources:
-        mem_mb=memory("akda_equivalence"),
-        runtime=resource("akda_equivalence", "runtime"),
+        mem_mb=memory("check_akda_equivalence"),
+        runtime=resource("check_akda_equivalence", "runtime"),
     params:
         datasets=lambda w: AKDA["equivalence"]["datasets"],
         conditions=lambda w: {
@@ -204,4 +204,4 @@ rule akda_equivalence:
         seed=AKDA.get("seed"),
         reg=lambda w: AKDA["equivalence"].get("reg", 1e-8),
     script:
-        "../scripts/akda_equivalence.py"
+        "../scripts/check_akda_equivalence.py"

@@ -3,7 +3,7 @@
 # Outputs whose names contain "timing" hold wall-clock measurements (not byte-identical).
 
 
-rule optimizer_run:
+rule run_dee_optimizer:
     """Fit the study's estimator with one optimiser on every sample of one dataset, from the
     study's random starts."""
     input:
@@ -16,28 +16,28 @@ rule optimizer_run:
         result=results("optimizers/{study}/{dataset}/{optimizer}.npz"),
         timing=results("optimizers/{study}/{dataset}/{optimizer}.timing.json"),
     log:
-        logs("optimizer_run/{study}/{dataset}/{optimizer}.log"),
+        logs("run_dee_optimizer/{study}/{dataset}/{optimizer}.log"),
     benchmark:
-        results("benchmarks/optimizer_run/{study}/{dataset}/{optimizer}.tsv")
+        results("benchmarks/run_dee_optimizer/{study}/{dataset}/{optimizer}.tsv")
     wildcard_constraints:
         study=_alternatives(STUDIES),
         optimizer=_alternatives({o for s in STUDIES.values() for o in s["optimizers"]}),
-    priority: job_priority("optimizer_run")
+    priority: job_priority("run_dee_optimizer")
     conda:
         "../../envs/compute.yaml"
     threads: dee_study_threads
     resources:
-        mem_mb=memory("optimizer_run"),
-        runtime=resource("optimizer_run", "runtime"),
+        mem_mb=memory("run_dee_optimizer"),
+        runtime=resource("run_dee_optimizer", "runtime"),
     params:
         estimator=lambda w: study_of(w)["estimator"],
         params=lambda w: study_of(w).get("params", {}),
         starts=dee_study_starts,
     script:
-        "../scripts/optimizer_run.py"
+        "../scripts/run_dee_optimizer.py"
 
 
-rule plot_optimizer_study:
+rule plot_dee_optimizer_study:
     """Embeddings per optimiser, objective vs iterations and vs measured seconds (one dataset)."""
     input:
         runs=lambda w: study_run_files(w, [w.dataset]),
@@ -65,26 +65,26 @@ rule plot_optimizer_study:
             "dee_optimizers",
         ),
     log:
-        logs("plot_optimizer_study/{paper}/{study}_{dataset}.log"),
+        logs("plot_dee_optimizer_study/{paper}/{study}_{dataset}.log"),
     benchmark:
-        results("benchmarks/plot_optimizer_study/{paper}/{study}_{dataset}.tsv")
+        results("benchmarks/plot_dee_optimizer_study/{paper}/{study}_{dataset}.tsv")
     wildcard_constraints:
         study=_alternatives(STUDIES),
     localrule: True
     conda:
         "../../envs/plot.yaml"
-    threads: resource("plot_optimizer_study", "threads")
+    threads: resource("plot_dee_optimizer_study", "threads")
     resources:
-        mem_mb=memory("plot_optimizer_study"),
-        runtime=resource("plot_optimizer_study", "runtime"),
+        mem_mb=memory("plot_dee_optimizer_study"),
+        runtime=resource("plot_dee_optimizer_study", "runtime"),
     params:
         runs=lambda w: [[o, *f] for (_, o), f in study_runs(w, [w.dataset]).items()],
         dataset=lambda w: config["datasets"][w.dataset].get("label", w.dataset),
     script:
-        "../scripts/plot_optimizer_study.py"
+        "../scripts/plot_dee_optimizer_study.py"
 
 
-rule optimizer_tables:
+rule write_dee_optimizer_tables:
     """Iterations and final objective (deterministic) and fit seconds (measured) vs the paper."""
     input:
         runs=study_run_files,
@@ -117,28 +117,28 @@ rule optimizer_tables:
         timing_tex=figures("{paper}/{study}_timing.tex"),
         long=results("tables/{paper}/{study}_runs.csv"),
     log:
-        logs("optimizer_tables/{paper}/{study}.log"),
+        logs("write_dee_optimizer_tables/{paper}/{study}.log"),
     benchmark:
-        results("benchmarks/optimizer_tables/{paper}/{study}.tsv")
+        results("benchmarks/write_dee_optimizer_tables/{paper}/{study}.tsv")
     wildcard_constraints:
         study=_alternatives(STUDIES),
     localrule: True
     conda:
         "../../envs/plot.yaml"
-    threads: resource("optimizer_tables", "threads")
+    threads: resource("write_dee_optimizer_tables", "threads")
     resources:
-        mem_mb=memory("optimizer_tables"),
-        runtime=resource("optimizer_tables", "runtime"),
+        mem_mb=memory("write_dee_optimizer_tables"),
+        runtime=resource("write_dee_optimizer_tables", "runtime"),
     params:
         runs=lambda w: [[d, o, *f] for (d, o), f in study_runs(w).items()],
         baseline=lambda w: study_of(w)["optimizers"][study_of(w)["baseline"]],
         captions=lambda w: study_of(w).get("captions", {}),
     script:
-        "../scripts/optimizer_tables.py"
+        "../scripts/write_dee_optimizer_tables.py"
 
 
 # Figure 11: one run per (dataset, method) over every replication -> figure, tables, verdicts.
-rule dee_recognition_run:
+rule run_dee_recognition:
     """1-NN test accuracy against dimension of one method on one dataset, every replication."""
     input:
         prepared=rules.prepare_dataset.output.prepared,
@@ -146,25 +146,25 @@ rule dee_recognition_run:
     output:
         scores=results("dee/recognition/{dataset}/{dee_method}.csv"),
     log:
-        logs("dee_recognition_run/{dataset}/{dee_method}.log"),
+        logs("run_dee_recognition/{dataset}/{dee_method}.log"),
     benchmark:
-        results("benchmarks/dee_recognition_run/{dataset}/{dee_method}.tsv")
+        results("benchmarks/run_dee_recognition/{dataset}/{dee_method}.tsv")
     wildcard_constraints:
         dee_method=_alternatives(DEE_RECOGNITION.get("methods", {})),
-    priority: job_priority("dee_recognition_run")
+    priority: job_priority("run_dee_recognition")
     conda:
         "../../envs/compute.yaml"
-    threads: resource("dee_recognition_run", "threads")
+    threads: resource("run_dee_recognition", "threads")
     resources:
-        mem_mb=memory("dee_recognition_run"),
-        runtime=resource("dee_recognition_run", "runtime"),
+        mem_mb=memory("run_dee_recognition"),
+        runtime=resource("run_dee_recognition", "runtime"),
     params:
         run=dee_recognition_params,
     script:
-        "../scripts/dee_recognition_run.py"
+        "../scripts/run_dee_recognition.py"
 
 
-rule dee_recognition_report:
+rule write_dee_recognition:
     """Figure 11 (mean +- std curves), the best-accuracy table vs the paper, the verdicts."""
     input:
         runs=lambda w: list(dee_recognition_runs().values()),
@@ -190,26 +190,26 @@ rule dee_recognition_report:
         best_tex=figures("dee/dee_recognition_best.tex"),
         curves=figures("dee/dee_recognition_curves.csv"),
     log:
-        logs("dee_recognition_report/dee.log"),
+        logs("write_dee_recognition/dee.log"),
     benchmark:
-        results("benchmarks/dee_recognition_report/dee.tsv")
+        results("benchmarks/write_dee_recognition/dee.tsv")
     localrule: True
     conda:
         "../../envs/plot.yaml"
-    threads: resource("dee_recognition_report", "threads")
+    threads: resource("write_dee_recognition", "threads")
     resources:
-        mem_mb=memory("dee_recognition_report"),
-        runtime=resource("dee_recognition_report", "runtime"),
+        mem_mb=memory("write_dee_recognition"),
+        runtime=resource("write_dee_recognition", "runtime"),
     params:
         runs=lambda w: [[d, m, f] for (d, m), f in dee_recognition_runs().items()],
         caption=DEE_RECOGNITION.get("caption", ""),
         report_caption=dee_recognition_caption(),
     script:
-        "../scripts/dee_recognition_report.py"
+        "../scripts/write_dee_recognition.py"
 
 
 # Figures 7-10: one 2-D embedding per (dataset, method) on every sample -> figures, table.
-rule dee_embedding_run:
+rule run_dee_embedding:
     """2-D embedding of every sample of one dataset by one method (DEE, DSNE, EE, t-SNE)."""
     input:
         prepared=rules.prepare_dataset.output.prepared,
@@ -219,25 +219,25 @@ rule dee_embedding_run:
     output:
         embedding=results("dee/visualisation/{dataset}/{dee_method}.npz"),
     log:
-        logs("dee_embedding_run/{dataset}/{dee_method}.log"),
+        logs("run_dee_embedding/{dataset}/{dee_method}.log"),
     benchmark:
-        results("benchmarks/dee_embedding_run/{dataset}/{dee_method}.tsv")
+        results("benchmarks/run_dee_embedding/{dataset}/{dee_method}.tsv")
     wildcard_constraints:
         dee_method=_alternatives(DEE_VISUALISATION.get("methods", {})),
     conda:
         "../../envs/compute.yaml"
-    threads: resource("dee_embedding_run", "threads")
+    threads: resource("run_dee_embedding", "threads")
     resources:
-        mem_mb=memory("dee_embedding_run"),
-        runtime=resource("dee_embedding_run", "runtime"),
+        mem_mb=memory("run_dee_embedding"),
+        runtime=resource("run_dee_embedding", "runtime"),
     params:
         estimator=lambda w: DEE_VISUALISATION["methods"][w.dee_method]["estimator"],
         params=lambda w: DEE_VISUALISATION["methods"][w.dee_method].get("params", {}),
     script:
-        "../scripts/dee_embedding_run.py"
+        "../scripts/run_dee_embedding.py"
 
 
-rule dee_visualisation_figure:
+rule plot_dee_visualisation:
     """One of Figures 7-10: the 2-D embeddings of one dataset, one panel per method."""
     input:
         runs=lambda w: list(dee_embedding_runs([w.dataset], variants=False).values()),
@@ -252,16 +252,16 @@ rule dee_visualisation_figure:
             labels={"figure": "dee_visualisation_{dataset}", "format": "PNG"},
         ),
     log:
-        logs("dee_visualisation_figure/{dataset}.log"),
+        logs("plot_dee_visualisation/{dataset}.log"),
     benchmark:
-        results("benchmarks/dee_visualisation_figure/{dataset}.tsv")
+        results("benchmarks/plot_dee_visualisation/{dataset}.tsv")
     localrule: True
     conda:
         "../../envs/plot.yaml"
-    threads: resource("dee_visualisation_figure", "threads")
+    threads: resource("plot_dee_visualisation", "threads")
     resources:
-        mem_mb=memory("dee_visualisation_figure"),
-        runtime=resource("dee_visualisation_figure", "runtime"),
+        mem_mb=memory("plot_dee_visualisation"),
+        runtime=resource("plot_dee_visualisation", "runtime"),
     params:
         runs=lambda w: [
             [m, f]
@@ -270,10 +270,10 @@ rule dee_visualisation_figure:
         dataset=lambda w: dee_label(w.dataset),
         report_caption=dee_visualisation_caption(),
     script:
-        "../scripts/dee_visualisation_figure.py"
+        "../scripts/plot_dee_visualisation.py"
 
 
-rule dee_visualisation_table:
+rule write_dee_visualisation:
     """Class separation of every 2-D embedding (LOO 1-NN, within/between) and the verdicts."""
     input:
         runs=lambda w: list(dee_embedding_runs().values()),
@@ -289,28 +289,28 @@ rule dee_visualisation_table:
         md=figures("dee/dee_visualisation_separation.md"),
         tex=figures("dee/dee_visualisation_separation.tex"),
     log:
-        logs("dee_visualisation_table/dee.log"),
+        logs("write_dee_visualisation/dee.log"),
     benchmark:
-        results("benchmarks/dee_visualisation_table/dee.tsv")
+        results("benchmarks/write_dee_visualisation/dee.tsv")
     localrule: True
     conda:
         "../../envs/plot.yaml"
-    threads: resource("dee_visualisation_table", "threads")
+    threads: resource("write_dee_visualisation", "threads")
     resources:
-        mem_mb=memory("dee_visualisation_table"),
-        runtime=resource("dee_visualisation_table", "runtime"),
+        mem_mb=memory("write_dee_visualisation"),
+        runtime=resource("write_dee_visualisation", "runtime"),
     params:
         runs=lambda w: [[d, m, f] for (d, m), f in dee_embedding_runs().items()],
         caption=DEE_VISUALISATION.get("caption", ""),
         report_caption=dee_visualisation_caption(),
     script:
-        "../scripts/dee_visualisation_table.py"
+        "../scripts/write_dee_visualisation.py"
 
 
 # The claims ledger (docs/claims.md): the tidy results frame of every DEE study; the generic
 # judge_claims rule judges config/references/dee_claims.csv on it and on the measured seconds,
 # which go to a separate frame (a "timing" file: ledger.papers.dee.timing).
-rule dee_results:
+rule collect_dee_results:
     """The tidy results frame of paper 003 (deterministic) and its measured-seconds part, and
     the optimisers' equal-accuracy tables (iterations; measured seconds)."""
     input:
@@ -338,20 +338,20 @@ rule dee_results:
             "dee/dee_optimizers_equal_accuracy_timing.tex"
         ),
     log:
-        logs("dee_results/dee.log"),
+        logs("collect_dee_results/dee.log"),
     benchmark:
-        results("benchmarks/dee_results/dee.tsv")
+        results("benchmarks/collect_dee_results/dee.tsv")
     localrule: True
     conda:
         "../../envs/plot.yaml"
-    threads: resource("dee_results", "threads")
+    threads: resource("collect_dee_results", "threads")
     resources:
-        mem_mb=resource("dee_results", "mem_mb"),
-        runtime=resource("dee_results", "runtime"),
+        mem_mb=resource("collect_dee_results", "mem_mb"),
+        runtime=resource("collect_dee_results", "runtime"),
     params:
         optimizer_runs=lambda w: dee_result_optimizer_runs(),
         baseline=dee_result_baseline(),
         recognition_runs=lambda w: dee_result_recognition_runs(),
         embedding_runs=lambda w: dee_result_embedding_runs(),
     script:
-        "../scripts/dee_results.py"
+        "../scripts/collect_dee_results.py"

@@ -1,12 +1,12 @@
 # Paper 004 (NGEU): paper-specific stages (config section papers.ngeu, code in
 # graphdr.pipeline.papers.ngeu.protocol, helper functions in common_ngeu.smk). Outputs go under
-# <output.figures>/ngeu/. Stages: prepared data -> folds (ngeu_splits) -> nearest-neighbour
+# <output.figures>/ngeu/. Stages: prepared data -> folds (make_ngeu_splits) -> nearest-neighbour
 # distances (estimate_uncertainty, uncertainty.smk) -> validation grid of every method of a task
-# (ngeu_select) -> Tables I-II (ngeu_tables); Figure 3 (ngeu_toy_figure) needs no data; the
-# tidy results frame of the claims ledger (ngeu_results), judged by judge_claims (claims.smk).
+# (select_ngeu_models) -> Tables I-II (write_ngeu_tables); Figure 3 (plot_ngeu_toy) needs no data; the
+# tidy results frame of the claims ledger (collect_ngeu_results), judged by judge_claims (claims.smk).
 
 
-rule ngeu_splits:
+rule make_ngeu_splits:
     """Train / validation / test indices of every fold of one task (Table I split or CV)."""
     input:
         prepared=ngeu_prepared,
@@ -14,25 +14,25 @@ rule ngeu_splits:
     output:
         splits=results("ngeu/splits/{task}.npz"),
     log:
-        logs("ngeu_splits/{task}.log"),
+        logs("make_ngeu_splits/{task}.log"),
     benchmark:
-        results("benchmarks/ngeu_splits/{task}.tsv")
+        results("benchmarks/make_ngeu_splits/{task}.tsv")
     wildcard_constraints:
         task=_alternatives(NGEU_TASKS),
-    priority: task_priority  # an input of ngeu_select only
+    priority: task_priority  # an input of select_ngeu_models only
     conda:
         "../../envs/compute.yaml"
-    threads: resource("ngeu_splits", "threads")
+    threads: resource("make_ngeu_splits", "threads")
     resources:
-        mem_mb=memory("ngeu_splits"),
-        runtime=resource("ngeu_splits", "runtime"),
+        mem_mb=memory("make_ngeu_splits"),
+        runtime=resource("make_ngeu_splits", "runtime"),
     params:
         split=lambda w: ngeu_task(w)["split"],
     script:
-        "../scripts/ngeu_splits.py"
+        "../scripts/make_ngeu_splits.py"
 
 
-rule ngeu_select:
+rule select_ngeu_models:
     """Validation grid of every method of one task: one fit per model-changing grid point,
     every dimension read from that fit; scores of every cell, the eigendecomposition count,
     and the per-sample test correctness of the selected models (overall and per kernel).
@@ -47,28 +47,28 @@ rule ngeu_select:
         cost=results("ngeu/select/{task}_cost.json"),
         samples=results("ngeu/select/{task}_samples.csv"),
     log:
-        logs("ngeu_select/{task}.log"),
+        logs("select_ngeu_models/{task}.log"),
     benchmark:
-        results("benchmarks/ngeu_select/{task}.tsv")
+        results("benchmarks/select_ngeu_models/{task}.tsv")
     wildcard_constraints:
         task=_alternatives(NGEU_TASKS),
     priority: task_priority
     conda:
         "../../envs/compute.yaml"
-    threads: resource("ngeu_select", "threads")
+    threads: resource("select_ngeu_models", "threads")
     resources:
-        mem_mb=memory("ngeu_select"),
-        runtime=resource("ngeu_select", "runtime"),
+        mem_mb=memory("select_ngeu_models"),
+        runtime=resource("select_ngeu_models", "runtime"),
     params:
         methods=ngeu_task_methods,
         grid=NGEU.get("grid", {}),
         k=NGEU.get("knn_k", 1),
         seed=NGEU.get("seed", 0),
     script:
-        "../scripts/ngeu_select.py"
+        "../scripts/select_ngeu_models.py"
 
 
-rule ngeu_tables:
+rule write_ngeu_tables:
     """One paper table: selection on validation, paper vs ours, selected hyper-parameters
     (grid edges flagged), grid cost, the kernel methods per kernel, the paired tests of the
     claims' pairs (McNemar per split, Wilcoxon over splits)."""
@@ -102,18 +102,18 @@ rule ngeu_tables:
         pairs_tex=figures("ngeu/ngeu_{ngeu_table}_pairs.tex"),
         long=results("ngeu/tables/{ngeu_table}_long.csv"),
     log:
-        logs("ngeu_tables/{ngeu_table}.log"),
+        logs("write_ngeu_tables/{ngeu_table}.log"),
     benchmark:
-        results("benchmarks/ngeu_tables/{ngeu_table}.tsv")
+        results("benchmarks/write_ngeu_tables/{ngeu_table}.tsv")
     wildcard_constraints:
         ngeu_table=_alternatives(NGEU_TABLES),
     localrule: True
     conda:
         "../../envs/plot.yaml"
-    threads: resource("ngeu_tables", "threads")
+    threads: resource("write_ngeu_tables", "threads")
     resources:
-        mem_mb=memory("ngeu_tables"),
-        runtime=resource("ngeu_tables", "runtime"),
+        mem_mb=memory("write_ngeu_tables"),
+        runtime=resource("write_ngeu_tables", "runtime"),
     params:
         tasks=ngeu_table_tasks,
         table=lambda w: NGEU_TABLES[w.ngeu_table],
@@ -121,10 +121,10 @@ rule ngeu_tables:
         grid=NGEU.get("grid", {}),
         variants=NGEU.get("variants", {}),
     script:
-        "../scripts/ngeu_tables.py"
+        "../scripts/write_ngeu_tables.py"
 
 
-rule ngeu_results:
+rule collect_ngeu_results:
     """The tidy results frame of the claims ledger: per-fold accuracy of every method, the
     per-sample correctness of the compared methods (variants: the kernel fixed), Figure 3's
     angles."""
@@ -137,25 +137,25 @@ rule ngeu_results:
     output:
         results=figures("ngeu/ngeu_results.csv"),
     log:
-        logs("ngeu_results/ngeu.log"),
+        logs("collect_ngeu_results/ngeu.log"),
     benchmark:
-        results("benchmarks/ngeu_results/ngeu.tsv")
+        results("benchmarks/collect_ngeu_results/ngeu.tsv")
     localrule: True
     conda:
         "../../envs/plot.yaml"
-    threads: resource("ngeu_results", "threads")
+    threads: resource("collect_ngeu_results", "threads")
     resources:
-        mem_mb=resource("ngeu_results", "mem_mb"),
-        runtime=resource("ngeu_results", "runtime"),
+        mem_mb=resource("collect_ngeu_results", "mem_mb"),
+        runtime=resource("collect_ngeu_results", "runtime"),
     params:
         tables=ngeu_results_tables,
         methods=NGEU.get("methods", {}),
         variants=NGEU.get("variants", {}),
     script:
-        "../scripts/ngeu_results.py"
+        "../scripts/collect_ngeu_results.py"
 
 
-rule ngeu_toy_figure:
+rule plot_ngeu_toy:
     """Figure 3: 2-D toy with uncertainty ellipses, LDA/MFA directions of GE vs NGEU."""
     input:
         code=code("graphdr.pipeline.papers.ngeu.report"),
@@ -164,17 +164,17 @@ rule ngeu_toy_figure:
         png=reported(figures("ngeu/ngeu_figure3_toy.png"), "ngeu", "Figures"),
         record=figures("ngeu/ngeu_figure3_toy.json"),
     log:
-        logs("ngeu_toy_figure/figure3.log"),
+        logs("plot_ngeu_toy/figure3.log"),
     benchmark:
-        results("benchmarks/ngeu_toy_figure/figure3.tsv")
+        results("benchmarks/plot_ngeu_toy/figure3.tsv")
     localrule: True
     conda:
         "../../envs/plot.yaml"
-    threads: resource("ngeu_toy_figure", "threads")
+    threads: resource("plot_ngeu_toy", "threads")
     resources:
-        mem_mb=memory("ngeu_toy_figure"),
-        runtime=resource("ngeu_toy_figure", "runtime"),
+        mem_mb=memory("plot_ngeu_toy"),
+        runtime=resource("plot_ngeu_toy", "runtime"),
     params:
         figure=NGEU.get("figure3", {}),
     script:
-        "../scripts/ngeu_toy_figure.py"
+        "../scripts/plot_ngeu_toy.py"

@@ -5,7 +5,7 @@
 # (Table I / VI, timing, claims) and curves per study; 2-D projections per dataset.
 
 
-rule qmi_sweep:
+rule run_qmi_sweep:
     """Every fold, DR method, classifier and dimension of one dataset (one EVD per fold)."""
     input:
         prepared=rules.prepare_dataset.output.prepared,
@@ -15,28 +15,28 @@ rule qmi_sweep:
         record=results("qmi/{qmi_study}/{dataset}.json"),
         timing=results("qmi/{qmi_study}/{dataset}.timing.json"),
     log:
-        logs("qmi_sweep/{qmi_study}/{dataset}.log"),
+        logs("run_qmi_sweep/{qmi_study}/{dataset}.log"),
     benchmark:
-        results("benchmarks/qmi_sweep/{qmi_study}/{dataset}.tsv")
+        results("benchmarks/run_qmi_sweep/{qmi_study}/{dataset}.tsv")
     wildcard_constraints:
         qmi_study=_alternatives(QMI_PER_DATASET_STUDIES),
     priority: qmi_sweep_priority
     conda:
         "../../envs/compute.yaml"
-    threads: resource("qmi_sweep", "threads")
+    threads: resource("run_qmi_sweep", "threads")
     resources:
-        mem_mb=memory("qmi_sweep"),
-        runtime=resource("qmi_sweep", "runtime"),
+        mem_mb=memory("run_qmi_sweep"),
+        runtime=resource("run_qmi_sweep", "runtime"),
     params:
         protocol=lambda w: qmi_protocol(w.qmi_study),
     script:
-        "../scripts/qmi_sweep.py"
+        "../scripts/run_qmi_sweep.py"
 
 
-# A study with `one_job: true` sweeps all its datasets in one job (rule qmi_sweep_<study>):
-# the same files as rule qmi_sweep's, the same computation, one Python start-up (about 2.5
+# A study with `one_job: true` sweeps all its datasets in one job (rule run_qmi_sweep_<study>):
+# the same files as rule run_qmi_sweep's, the same computation, one Python start-up (about 2.5
 # CPU-s, a third of a short sensitivity study's CPU) instead of one per dataset. Its priority
-# is qmi_sweep's `priority_by` of the study's name (a long study's one job starts early).
+# is run_qmi_sweep's `priority_by` of the study's name (a long study's one job starts early).
 for _study in QMI_ONE_JOB_STUDIES:
 
     rule:
@@ -53,23 +53,23 @@ for _study in QMI_ONE_JOB_STUDIES:
             record=qmi_sweep_files(_study, "record"),
             timing=qmi_sweep_files(_study, "timing"),
         log:
-            logs(f"qmi_sweep/{_study}.log"),
+            logs(f"run_qmi_sweep/{_study}.log"),
         benchmark:
-            results(f"benchmarks/qmi_sweep/{_study}.tsv")
-        priority: job_priority("qmi_sweep", _study)
+            results(f"benchmarks/run_qmi_sweep/{_study}.tsv")
+        priority: job_priority("run_qmi_sweep", _study)
         conda:
             "../../envs/compute.yaml"
-        threads: resource("qmi_sweep", "threads")
+        threads: resource("run_qmi_sweep", "threads")
         resources:
-            mem_mb=memory("qmi_sweep"),
-            runtime=resource("qmi_sweep", "runtime"),
+            mem_mb=memory("run_qmi_sweep"),
+            runtime=resource("run_qmi_sweep", "runtime"),
         params:
             protocol=qmi_protocol(_study),
         script:
-            "../scripts/qmi_sweep.py"
+            "../scripts/run_qmi_sweep.py"
 
 
-rule qmi_table:
+rule write_qmi_table:
     """One classifier's table (Tables II-V, VII-VIII): minimum error over dimensions."""
     input:
         runs=qmi_run_files,
@@ -81,28 +81,28 @@ rule qmi_table:
         md=figures("qmi/qmi_{qmi_study}_{qmi_classifier}.md"),
         tex=figures("qmi/qmi_{qmi_study}_{qmi_classifier}.tex"),
     log:
-        logs("qmi_table/{qmi_study}_{qmi_classifier}.log"),
+        logs("write_qmi_table/{qmi_study}_{qmi_classifier}.log"),
     benchmark:
-        results("benchmarks/qmi_table/{qmi_study}_{qmi_classifier}.tsv")
+        results("benchmarks/write_qmi_table/{qmi_study}_{qmi_classifier}.tsv")
     wildcard_constraints:
         qmi_study=_alternatives(QMI_STUDIES),
         qmi_classifier=_alternatives(qmi_classifiers()),
     localrule: True
     conda:
         "../../envs/plot.yaml"
-    threads: resource("qmi_table", "threads")
+    threads: resource("write_qmi_table", "threads")
     resources:
-        mem_mb=memory("qmi_table"),
-        runtime=resource("qmi_table", "runtime"),
+        mem_mb=memory("write_qmi_table"),
+        runtime=resource("write_qmi_table", "runtime"),
     params:
         runs=lambda w: qmi_runs(w.qmi_study),
         protocol=lambda w: qmi_protocol(w.qmi_study),
         name=lambda w: QMI_STUDIES[w.qmi_study]["tables"][w.qmi_classifier],
     script:
-        "../scripts/qmi_table.py"
+        "../scripts/write_qmi_table.py"
 
 
-rule qmi_summary:
+rule write_qmi_summary:
     """Table I / VI (sizes, decompositions) and the sweep's timing."""
     input:
         runs=qmi_run_files,
@@ -121,22 +121,22 @@ rule qmi_summary:
         timing_tex=figures("qmi/qmi_{qmi_study}_sweep_timing.tex"),
         long=results("qmi/tables/{qmi_study}_min_errors.csv"),
     log:
-        logs("qmi_summary/{qmi_study}.log"),
+        logs("write_qmi_summary/{qmi_study}.log"),
     benchmark:
-        results("benchmarks/qmi_summary/{qmi_study}.tsv")
+        results("benchmarks/write_qmi_summary/{qmi_study}.tsv")
     wildcard_constraints:
         qmi_study=_alternatives(QMI_STUDIES),
     localrule: True
     conda:
         "../../envs/plot.yaml"
-    threads: resource("qmi_summary", "threads")
+    threads: resource("write_qmi_summary", "threads")
     resources:
-        mem_mb=memory("qmi_summary"),
-        runtime=resource("qmi_summary", "runtime"),
+        mem_mb=memory("write_qmi_summary"),
+        runtime=resource("write_qmi_summary", "runtime"),
     params:
         runs=lambda w: qmi_runs(w.qmi_study),
     script:
-        "../scripts/qmi_summary.py"
+        "../scripts/write_qmi_summary.py"
 
 
 rule collect_qmi_results:
@@ -174,7 +174,7 @@ rule collect_qmi_results:
         "../scripts/collect_qmi_results.py"
 
 
-rule qmi_curves:
+rule plot_qmi_curves:
     """Error against dimension, one panel per dataset (Figures 5-6)."""
     input:
         runs=qmi_run_files,
@@ -183,27 +183,27 @@ rule qmi_curves:
         pdf=figures("qmi/qmi_{qmi_study}_curves.pdf"),
         png=reported(figures("qmi/qmi_{qmi_study}_curves.png"), "qmi", "Figures"),
     log:
-        logs("qmi_curves/{qmi_study}.log"),
+        logs("plot_qmi_curves/{qmi_study}.log"),
     benchmark:
-        results("benchmarks/qmi_curves/{qmi_study}.tsv")
+        results("benchmarks/plot_qmi_curves/{qmi_study}.tsv")
     wildcard_constraints:
         qmi_study=_alternatives(QMI_STUDIES),
     localrule: True
     conda:
         "../../envs/plot.yaml"
-    threads: resource("qmi_curves", "threads")
+    threads: resource("plot_qmi_curves", "threads")
     resources:
-        mem_mb=memory("qmi_curves"),
-        runtime=resource("qmi_curves", "runtime"),
+        mem_mb=memory("plot_qmi_curves"),
+        runtime=resource("plot_qmi_curves", "runtime"),
     params:
         runs=lambda w: qmi_runs(w.qmi_study),
         protocol=lambda w: qmi_protocol(w.qmi_study),
         classifier=lambda w: QMI_STUDIES[w.qmi_study]["curves"],
     script:
-        "../scripts/qmi_curves.py"
+        "../scripts/plot_qmi_curves.py"
 
 
-rule qmi_visualise:
+rule plot_qmi_visualisation:
     """Held-out samples in 2-D by the kernel and by the linear methods (Figures 1-4), and the
     LOO 1-NN error of each held-out projection over several stratified halves."""
     input:
@@ -216,19 +216,19 @@ rule qmi_visualise:
         linear_png=reported(figures("qmi/{dataset}_linear.png"), "qmi", "Figures"),
         scores=results("qmi/visual/{dataset}.csv"),
     log:
-        logs("qmi_visualise/{dataset}.log"),
+        logs("plot_qmi_visualisation/{dataset}.log"),
     benchmark:
-        results("benchmarks/qmi_visualise/{dataset}.tsv")
+        results("benchmarks/plot_qmi_visualisation/{dataset}.tsv")
     wildcard_constraints:
         dataset=_alternatives(QMI_VISUALS),
     conda:
         "../../envs/plot.yaml"
-    threads: resource("qmi_visualise", "threads")
+    threads: resource("plot_qmi_visualisation", "threads")
     resources:
-        mem_mb=memory("qmi_visualise"),
-        runtime=resource("qmi_visualise", "runtime"),
+        mem_mb=memory("plot_qmi_visualisation"),
+        runtime=resource("plot_qmi_visualisation", "runtime"),
     params:
         protocol=lambda w: qmi_visual_protocol(w.dataset),
         title=lambda w: qmi_label(w.dataset),
     script:
-        "../scripts/qmi_visualise.py"
+        "../scripts/plot_qmi_visualisation.py"

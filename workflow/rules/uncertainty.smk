@@ -1,7 +1,7 @@
 # Uncertainty stage (paper 004): prepared arrays + a task's folds -> the squared nearest-neighbour
 # distances of every fold's training samples (unsupervised and supervised), one file per task.
 # The nearest-neighbour scheme of width beta uses the variances beta^2 d_i^2, so one file serves
-# the whole beta grid. Read by ngeu_select. Helper functions in common_ngeu.smk.
+# the whole beta grid. Read by select_ngeu_models. Helper functions in common_ngeu.smk.
 
 
 rule estimate_uncertainty:
@@ -18,7 +18,7 @@ rule estimate_uncertainty:
         results("benchmarks/estimate_uncertainty/{task}.tsv")
     wildcard_constraints:
         task=_alternatives(NGEU_TASKS),
-    priority: task_priority  # an input of ngeu_select only
+    priority: task_priority  # an input of select_ngeu_models only
     conda:
         "../../envs/compute.yaml"
     threads: resource("estimate_uncertainty", "threads")

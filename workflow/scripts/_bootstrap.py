@@ -7,7 +7,7 @@ A script is three lines of set-up and a call::
 
     from graphdr.pipeline.papers.akda import protocol as akda
 
-    with job("akda_run", dataset="akda_decaf50", condition="10Ex", akda_method="AKDA") as snakemake:
+    with job("run_akda_method", dataset="akda_decaf50", condition="10Ex", akda_method="AKDA") as snakemake:
         akda.akda_run(snakemake.input.prepared, ...)
 
 Importing this module exports the rule's ``threads`` to the thread-pool variables: the pools

@@ -61,7 +61,7 @@ RAW_METHODS = ("knn", "svm", "tree")
 PRIMARY = "primary"
 #: what one fold keeps of its kernel matrices for the methods that share them (least recently
 #: used first out): MNIST's 25 kernel settings x (training, training rows against the fit,
-#: validation, test) are 2.4 GB; the ngeu_select resource counts this bound in (config)
+#: validation, test) are 2.4 GB; the select_ngeu_models resource counts this bound in (config)
 KERNEL_REUSE_BYTES = 2 << 30
 #: a sensitivity copy of a method is named ``<method>@<variant>`` (``KDA_GE@solver=positive``;
 #: workflow/rules/common_ngeu.smk, ``ngeu_expand_variants``)

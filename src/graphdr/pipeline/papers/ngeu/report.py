@@ -414,7 +414,7 @@ def results_frame(
                 if acc.size > 1:
                     row(study, dataset, label, clf, "", "", "fold_std", acc.std())
             if files.get("samples") is None:
-                continue  # runs written before ngeu_select kept per-sample results
+                continue  # runs written before select_ngeu_models kept per-sample results
             every = _with_variants(pd.read_csv(files["samples"]))
             samples = _unchanged_under_variants(
                 every[every["method"].isin(paired)], methods, variants

@@ -1,13 +1,13 @@
-"""Rule akda_equivalence: claim C1 of paper 002, AKDA against KNDA (principal angles).
+"""Rule check_akda_equivalence: claim C1 of paper 002, AKDA against KNDA (principal angles).
 
-By hand: `python workflow/scripts/akda_equivalence.py` runs the example job below (docs/workflow.md).
+By hand: `python workflow/scripts/check_akda_equivalence.py` runs the example job below (docs/workflow.md).
 """
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
 from graphdr.pipeline.papers.akda import protocol as akda
 
-with job("akda_equivalence") as snakemake:
+with job("check_akda_equivalence") as snakemake:
     akda.akda_equivalence(
         dict(zip(snakemake.params.datasets, snakemake.input.prepared, strict=True)),
         snakemake.params.conditions,

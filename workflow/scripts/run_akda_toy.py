@@ -1,6 +1,6 @@
-"""Rule akda_toy: Figures 2-3 of paper 002 (one class against the rest, linear kernel).
+"""Rule run_akda_toy: Figures 2-3 of paper 002 (one class against the rest, linear kernel).
 
-By hand: `python workflow/scripts/akda_toy.py` runs the example job below (docs/workflow.md).
+By hand: `python workflow/scripts/run_akda_toy.py` runs the example job below (docs/workflow.md).
 """
 
 from pathlib import Path
@@ -9,7 +9,7 @@ from _bootstrap import job  # first: thread counts before numpy loads, this chec
 
 from graphdr.pipeline.papers.akda import protocol as akda
 
-with job("akda_toy") as snakemake:
+with job("run_akda_toy") as snakemake:
     out = snakemake.output
     akda.akda_toy(
         snakemake.input.prepared,

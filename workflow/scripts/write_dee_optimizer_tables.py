@@ -1,6 +1,6 @@
-"""Rule optimizer_tables: iterations, final objective and measured seconds vs the paper.
+"""Rule write_dee_optimizer_tables: iterations, final objective and measured seconds vs the paper.
 
-By hand: `python workflow/scripts/optimizer_tables.py` runs the example job below (docs/workflow.md).
+By hand: `python workflow/scripts/write_dee_optimizer_tables.py` runs the example job below (docs/workflow.md).
 """
 
 from pathlib import Path
@@ -9,7 +9,7 @@ from _bootstrap import job  # first: thread counts before numpy loads, this chec
 
 from graphdr.pipeline.papers.dee import report as dee_report
 
-with job("optimizer_tables", paper="dee", study="dee_optimizers") as snakemake:
+with job("write_dee_optimizer_tables", paper="dee", study="dee_optimizers") as snakemake:
     out = snakemake.output
     dee_report.optimizer_tables(
         {(d, o): (result, timing) for d, o, result, timing in snakemake.params.runs},

@@ -1,6 +1,6 @@
-"""Rule ngeu_select: the validation grid of every method of one NGEU task.
+"""Rule select_ngeu_models: the validation grid of every method of one NGEU task.
 
-By hand: `python workflow/scripts/ngeu_select.py` runs the example job below (docs/workflow.md).
+By hand: `python workflow/scripts/select_ngeu_models.py` runs the example job below (docs/workflow.md).
 """
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
@@ -8,7 +8,7 @@ from _bootstrap import job  # first: thread counts before numpy loads, this chec
 from graphdr.pipeline.papers.ngeu import protocol as ngeu
 from graphdr.pipeline.runtime import logger
 
-with job("ngeu_select", task="coil20") as snakemake:
+with job("select_ngeu_models", task="coil20") as snakemake:
     ngeu.select_task(
         snakemake.input.prepared,
         snakemake.input.splits,

@@ -1,6 +1,6 @@
-"""Rule dee_visualisation_table: class separation of the 2-D embeddings and the verdicts.
+"""Rule write_dee_visualisation: class separation of the 2-D embeddings and the verdicts.
 
-By hand: `python workflow/scripts/dee_visualisation_table.py` runs the example job below (docs/workflow.md).
+By hand: `python workflow/scripts/write_dee_visualisation.py` runs the example job below (docs/workflow.md).
 """
 
 from pathlib import Path
@@ -9,7 +9,7 @@ from _bootstrap import job  # first: thread counts before numpy loads, this chec
 
 from graphdr.pipeline.papers.dee import report as dee_report
 
-with job("dee_visualisation_table") as snakemake:
+with job("write_dee_visualisation") as snakemake:
     dee_report.visualisation_table(
         {(d, m): path for d, m, path in snakemake.params.runs},
         stem=Path(snakemake.output.csv).with_suffix(""),

@@ -1,13 +1,13 @@
-"""Rule qmi_summary: dataset table and sweep timing of a study (paper 001).
+"""Rule write_qmi_summary: dataset table and sweep timing of a study (paper 001).
 
-By hand: `python workflow/scripts/qmi_summary.py` runs the example job below (docs/workflow.md).
+By hand: `python workflow/scripts/write_qmi_summary.py` runs the example job below (docs/workflow.md).
 """
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
 from graphdr.pipeline.papers.qmi import report as qmi
 
-with job("qmi_summary", qmi_study="benchmarks") as snakemake:
+with job("write_qmi_summary", qmi_study="benchmarks") as snakemake:
     qmi.study_summary(
         {label: files for label, *files in snakemake.params.runs},
         study=snakemake.wildcards.qmi_study,

@@ -1,13 +1,13 @@
-"""Rule ngeu_results: the tidy results frame of paper 004 for the claims ledger.
+"""Rule collect_ngeu_results: the tidy results frame of paper 004 for the claims ledger.
 
-By hand: `python workflow/scripts/ngeu_results.py` runs the example job below (docs/workflow.md).
+By hand: `python workflow/scripts/collect_ngeu_results.py` runs the example job below (docs/workflow.md).
 """
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
 from graphdr.pipeline.papers.ngeu import report as ngeu_report
 
-with job("ngeu_results") as snakemake:
+with job("collect_ngeu_results") as snakemake:
     frame = ngeu_report.results_frame(
         snakemake.params.tables,
         snakemake.params.methods,

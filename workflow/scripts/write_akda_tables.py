@@ -1,13 +1,13 @@
-"""Rule akda_tables: MAP and speed-up tables against the paper's averages, the results frame.
+"""Rule write_akda_tables: MAP and speed-up tables against the paper's averages, the results frame.
 
-By hand: `python workflow/scripts/akda_tables.py` runs the example job below (docs/workflow.md).
+By hand: `python workflow/scripts/write_akda_tables.py` runs the example job below (docs/workflow.md).
 """
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
 from graphdr.pipeline.papers.akda import report as akda_report
 
-with job("akda_tables") as snakemake:
+with job("write_akda_tables") as snakemake:
     cells = [tuple(c) for c in snakemake.params.cells]
     akda_report.akda_tables(
         dict(

@@ -1,13 +1,13 @@
-"""Rule ngeu_tables: one NGEU paper table (paper vs ours, selected parameters, grid cost).
+"""Rule write_ngeu_tables: one NGEU paper table (paper vs ours, selected parameters, grid cost).
 
-By hand: `python workflow/scripts/ngeu_tables.py` runs the example job below (docs/workflow.md).
+By hand: `python workflow/scripts/write_ngeu_tables.py` runs the example job below (docs/workflow.md).
 """
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
 from graphdr.pipeline.papers.ngeu import report as ngeu_report
 
-with job("ngeu_tables", ngeu_table="table1") as snakemake:
+with job("write_ngeu_tables", ngeu_table="table1") as snakemake:
     out = snakemake.output
     ngeu_report.make_tables(
         snakemake.params.tasks,

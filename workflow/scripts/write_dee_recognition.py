@@ -1,6 +1,6 @@
-"""Rule dee_recognition_report: Figure 11, the best-accuracy table vs the paper, the verdicts.
+"""Rule write_dee_recognition: Figure 11, the best-accuracy table vs the paper, the verdicts.
 
-By hand: `python workflow/scripts/dee_recognition_report.py` runs the example job below (docs/workflow.md).
+By hand: `python workflow/scripts/write_dee_recognition.py` runs the example job below (docs/workflow.md).
 """
 
 from pathlib import Path
@@ -9,7 +9,7 @@ from _bootstrap import job  # first: thread counts before numpy loads, this chec
 
 from graphdr.pipeline.papers.dee import report as dee_report
 
-with job("dee_recognition_report") as snakemake:
+with job("write_dee_recognition") as snakemake:
     out = snakemake.output
     dee_report.recognition_tables(
         {(d, m): path for d, m, path in snakemake.params.runs},

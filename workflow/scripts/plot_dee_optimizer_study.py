@@ -1,6 +1,6 @@
-"""Rule plot_optimizer_study: embeddings and objective curves of one dataset, per optimiser.
+"""Rule plot_dee_optimizer_study: embeddings and objective curves of one dataset, per optimiser.
 
-By hand: `python workflow/scripts/plot_optimizer_study.py` runs the example job below (docs/workflow.md).
+By hand: `python workflow/scripts/plot_dee_optimizer_study.py` runs the example job below (docs/workflow.md).
 """
 
 from pathlib import Path
@@ -9,7 +9,9 @@ from _bootstrap import job  # first: thread counts before numpy loads, this chec
 
 from graphdr.pipeline.papers.dee import report as dee_report
 
-with job("plot_optimizer_study", paper="dee", study="dee_optimizers", dataset="yale") as snakemake:
+with job(
+    "plot_dee_optimizer_study", paper="dee", study="dee_optimizers", dataset="yale"
+) as snakemake:
     out = snakemake.output
     dee_report.plot_optimizer_study(
         {label: (result, timing) for label, result, timing in snakemake.params.runs},

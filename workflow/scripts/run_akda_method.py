@@ -1,27 +1,27 @@
-"""Rule akda_group: the kernel methods of one dataset and condition in one job.
+"""Rule run_akda_method: cross-validate, train and test one method on one dataset and condition.
 
-By hand: `python workflow/scripts/akda_group.py` runs the example job below (docs/workflow.md).
+By hand: `python workflow/scripts/run_akda_method.py` runs the example job below (docs/workflow.md).
 """
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
 from graphdr.pipeline.papers.akda import protocol as akda
 
-with job("akda_group", dataset="akda_decaf50", condition="10Ex") as snakemake:
-    methods = list(snakemake.params.methods)
-    akda.akda_group_run(
+with job(
+    "run_akda_method", dataset="akda_decaf50", condition="10Ex", akda_method="AKDA"
+) as snakemake:
+    akda.akda_run(
         snakemake.input.prepared,
         dataset=snakemake.wildcards.dataset,
         condition=snakemake.wildcards.condition,
         n_per_class=snakemake.params.n_per_class,
-        methods=methods,
+        method=snakemake.wildcards.akda_method,
         cv=snakemake.params.cv,
         reg=snakemake.params.reg,
         seed=snakemake.params.seed,
-        result_paths=dict(zip(methods, snakemake.output.results, strict=True)),
-        timing_paths=dict(zip(methods, snakemake.output.timings, strict=True)),
+        result_path=snakemake.output.result,
+        timing_path=snakemake.output.timing,
         estimators=snakemake.params.estimators,
         sensitivity=snakemake.params.sensitivity,
         draws=snakemake.params.draws,
-        skipped=dict(snakemake.params.skipped),
     )

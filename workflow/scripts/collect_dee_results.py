@@ -1,4 +1,4 @@
-"""Rule dee_results: the tidy results frame of paper 003 for the claims ledger (docs/claims.md).
+"""Rule collect_dee_results: the tidy results frame of paper 003 for the claims ledger (docs/claims.md).
 
 By hand: `python workflow/scripts/dee_report.py` runs the example job below (docs/workflow.md).
 """
@@ -8,7 +8,7 @@ from _bootstrap import job  # first: thread counts before numpy loads, this chec
 from graphdr.pipeline.claims import write_results
 from graphdr.pipeline.papers.dee import report as dee_report
 
-with job("dee_results") as snakemake:
+with job("collect_dee_results") as snakemake:
     p = snakemake.params
     runs = {
         "optimizer_runs": {(v, d, o): (npz, timing) for v, d, o, npz, timing in p.optimizer_runs},

@@ -1,13 +1,14 @@
-"""Rule qmi_visualise: 2-D projections by the kernel and the linear methods (paper 001, Figures 1-4).
+"""Rule plot_qmi_visualisation: 2-D projections by the kernel and the linear methods (paper 001,
+Figures 1-4).
 
-By hand: `python workflow/scripts/qmi_visualise.py` runs the example job below (docs/workflow.md).
+By hand: `python workflow/scripts/plot_qmi_visualisation.py` runs the example job below (docs/workflow.md).
 """
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
 from graphdr.pipeline.papers.qmi import visualise as qmi_visualise
 
-with job("qmi_visualise", dataset="qmi_swiss_roll") as snakemake:
+with job("plot_qmi_visualisation", dataset="qmi_swiss_roll") as snakemake:
     qmi_visualise.visualise(
         snakemake.input.prepared,
         snakemake.params.protocol,
