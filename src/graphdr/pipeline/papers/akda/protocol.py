@@ -273,7 +273,7 @@ def _untimed_solver(model) -> None:
     symmetric QR) has a numerator of rank C (H), whose leading pairs a Cholesky and a thin SVD
     give for a third of ``sygvx``'s time (0.21 s against 0.62 s at N = 1500, one thread:
     bench_akda, docs/benchmarks.md) and a tenth of ``sygv``'s (Letter 100Ex, N = 2600: 37 s by
-    ``sygv``): the same eigenpairs to round-off (tests/test_akda.py). The timed fit keeps the
+    ``sygv``): the same eigenpairs to round-off (tests/test_papers_akda.py). The timed fit keeps the
     column's own solver."""
     if "eigen_solver" in model.get_params():
         model.set_params(eigen_solver="lowrank")

@@ -366,8 +366,8 @@ def results_frame(
         if missing:
             raise ValueError(
                 f"{result}: the run record has no {missing} (per-class average precisions, the "
-                "training size); rerun run_akda_method (the ledger's paired tests use the classes as "
-                "units, its trend claims the training size)."
+                "training size); rerun run_akda_method (the ledger's paired tests use the classes "
+                "as units, its trend claims the training size)."
             )
         exp = _experiment(dataset, condition)
         base = {
