@@ -147,6 +147,30 @@ def _write_runs(tmp_path, cells, n_classes=3, seed=0):
     return runs
 
 
+def test_the_svd_lda_column_is_the_ledgers_lda_svd_variant(tmp_path):
+    """Where LDA_SVD ran, variant ``lda=svd`` holds its APs as LDA's and every other method's
+    primary APs (the engine judges a variant on its own rows); elsewhere it has no rows."""
+    cells = [("a", "10Ex", m) for m in ("PCA", "LDA", "LDA_SVD", "AKDA", "KDA")]
+    cells += [("b", "100Ex", m) for m in ("PCA", "LDA", "AKDA")]
+    frame = akda_report.results_frame(_write_runs(tmp_path, cells))
+    ap = frame[(frame["study"] == "map") & (frame["metric"] == "ap")]
+
+    def values(variant, dataset, method):
+        part = ap[(ap["variant"] == variant) & (ap["dataset"] == dataset)]
+        return part[part["method"] == method].set_index("split")["value"]
+
+    variant = ap[ap["variant"] == "lda=svd"]
+    assert set(variant["dataset"]) == {"a"}
+    assert set(variant["method"]) == {"PCA", "LDA", "AKDA", "KDA"}
+    svd = values("primary", "a", "LDA_SVD")
+    pd.testing.assert_series_equal(values("lda=svd", "a", "LDA"), svd)
+    assert not np.allclose(values("primary", "a", "LDA"), svd)
+    for m in ("PCA", "AKDA", "KDA"):
+        pd.testing.assert_series_equal(values("lda=svd", "a", m), values("primary", "a", m))
+    # the timing study stays the primary run's
+    assert set(frame.loc[frame["study"] == "timing", "variant"]) == {"primary"}
+
+
 def test_results_frame_units_groups_and_speedups(tmp_path):
     cells = [("a", "10Ex", m) for m in akda.METHODS] + [
         ("b", "100Ex", m) for m in ("KDA", "AKDA", "SRKDA")
@@ -171,7 +195,7 @@ def test_results_frame_units_groups_and_speedups(tmp_path):
         ("", "toy_timing"): [""], ("100Ex", "map"): ["300"], ("100Ex", "timing"): ["300"],
         ("10Ex", "map"): ["30"], ("10Ex", "timing"): ["30"],
     }  # fmt: skip
-    ap = frame[frame["metric"] == "ap"]
+    ap = frame[(frame["metric"] == "ap") & (frame["variant"] == "primary")]
     # one row per class: the mean over the splits is the run's MAP (in %)
     one = ap[(ap["dataset"] == "a") & (ap["method"] == "AKDA")]
     assert one["split"].tolist() == ["10Ex/0", "10Ex/1", "10Ex/2"]
@@ -418,6 +442,49 @@ def test_estimators_config_selects_the_papers_kda():
         estimators={"KDA": {"estimator": "KDA", "params": {"scatter": "within", "eigen_solver": "full"}}},
     )  # fmt: skip
     assert (model.scatter, model.eigen_solver, model.reg) == ("within", "full", 0.1)
+
+
+@pytest.mark.parametrize("n_samples", [120, 24])  # N > D (D-space) and N < D (the data span)
+def test_the_lda_column_is_the_papers_regularised_lda(n_samples):
+    """The LDA column is the paper's LDA (eq. 4 with the total scatter): the C-1 leading
+    generalised eigenvectors of (S_t, S_w + eps I), eps = reg x the mean eigenvalue of S_w over
+    the data's span, with reg searched by the CV; checked against scipy's dense generalised
+    eigensolver in input space. LDA_SVD is scikit-learn's SVD solver."""
+    import scipy.linalg
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    from graphdr.solvers import principal_angles
+
+    rng = np.random.default_rng(3)
+    n_features, n_classes, reg = 40, 4, 0.3
+    y = np.arange(n_samples) % n_classes
+    X = (
+        rng.standard_normal((n_samples, n_features))
+        + 0.8 * rng.standard_normal((n_classes, n_features))[y]
+    )
+    assert akda.searches_reg("LDA") and not akda.searches_reg("LDA_SVD")
+    assert not akda.searches_reg("PCA")
+    cv = {"C": [1.0], "reg": [1e-3, 0.3], "gamma_factors": [1.0]}
+    assert akda._grid("LDA", cv) == [{"reg": 1e-3}, {"reg": 0.3}]
+    assert akda._grid("LDA_SVD", cv) == [{}]
+    shape = {"n_samples": n_samples, "n_features": n_features}
+    model = akda._estimator("LDA", {"reg": reg} | shape, reg=1.0, seed=0, n_classes=n_classes)
+    W = model.fit(X, y).components_.T
+
+    Xc = X - X.mean(axis=0)
+    means = np.stack([X[y == c].mean(axis=0) for c in range(n_classes)])
+    Xw = X - means[y]
+    S_t, S_w = Xc.T @ Xc, Xw.T @ Xw
+    rank = np.linalg.matrix_rank(Xc)
+    eps = reg * np.trace(S_w) / rank
+    span = scipy.linalg.orth(Xc.T)  # the problem restricted to the data's span (exact: rank < D)
+    mu, V = scipy.linalg.eigh(span.T @ S_t @ span, span.T @ S_w @ span + eps * np.eye(rank))
+    reference = span @ V[:, ::-1][:, : n_classes - 1]
+    assert W.shape == (n_features, n_classes - 1)
+    assert np.max(principal_angles(W, reference)) < 1e-6
+
+    svd = akda._estimator("LDA_SVD", shape, reg=1.0, seed=0, n_classes=n_classes)
+    assert isinstance(svd, LinearDiscriminantAnalysis) and svd.solver == "svd"
 
 
 def test_akda_run_draws_and_the_sensitivity_variant_reach_the_ledger(tmp_path):

@@ -44,10 +44,10 @@ def akda_group_code(wildcards):
     return code("graphdr.pipeline.papers.akda.protocol", *sorted(m for m in extra if m))
 
 
-def akda_group_cv(wildcards):
-    """The CV settings of a group run: papers.akda.cv, updated by papers.akda.kernel_cv of the
-    dataset (a documented reduction of the kernel methods' CV at the largest scale)."""
-    return AKDA.get("cv", {}) | AKDA.get("kernel_cv", {}).get(wildcards.dataset, {})
+def akda_cv(wildcards):
+    """The CV settings of a dataset's runs: papers.akda.cv, updated by papers.akda.dataset_cv of
+    the dataset (a documented reduction of every method's CV at the largest scale)."""
+    return AKDA.get("cv", {}) | AKDA.get("dataset_cv", {}).get(wildcards.dataset, {})
 
 
 def akda_group_skipped(wildcards):

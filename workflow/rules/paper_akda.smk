@@ -27,7 +27,7 @@ rule run_akda_method:
         runtime=resource("run_akda_method", "runtime"),
     params:
         n_per_class=lambda w: AKDA["conditions"][w.condition],
-        cv=AKDA.get("cv", {}),
+        cv=akda_cv,
         reg=AKDA.get("reg"),
         seed=AKDA.get("seed"),
         estimators=AKDA.get("estimators", {}),
@@ -74,7 +74,7 @@ if AKDA_GROUPED:
             methods=AKDA_GROUPED,
             skipped=akda_group_skipped,
             n_per_class=lambda w: AKDA["conditions"][w.condition],
-            cv=akda_group_cv,
+            cv=akda_cv,
             reg=AKDA.get("reg"),
             seed=AKDA.get("seed"),
             estimators=AKDA.get("estimators", {}),

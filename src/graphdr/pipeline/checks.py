@@ -37,6 +37,7 @@ ESTIMATOR_PACKAGE = ("graphdr", "methods")
 AKDA_METHODS = (
     "PCA",
     "LDA",
+    "LDA_SVD",
     "LSVM",
     "KDA",
     "KDA_K2",

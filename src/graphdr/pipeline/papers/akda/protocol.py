@@ -11,8 +11,9 @@ Protocol (paper 002, Section 6.1-6.3):
   linear SVM and the kernel SVM on the raw features are methods of their own;
 * **hyper-parameters** by 3-fold cross-validation on the training set, each fold a random
   stratified 30% learning / 70% validation split
-  (:func:`graphdr.evaluation.splits.capped_shuffle_splits`): RBF width, SVM ``C`` and
-  subclasses per class (:func:`cross_validate`); the DR model is fitted once per grid point that changes it and the
+  (:func:`graphdr.evaluation.splits.capped_shuffle_splits`): RBF width, SVM ``C``, the
+  regularisation constant of the kernel methods and LDA, and subclasses per class
+  (:func:`cross_validate`); the DR model is fitted once per grid point that changes it and the
   SVM is refitted for every ``C`` on the same projections;
 * **timing**: the final training (kernel, DR fit and the per-class SVMs, with the selected
   parameters; cross-validation excluded) and testing (test kernel, projection and SVM scores) are
@@ -47,6 +48,7 @@ from graphdr.pipeline import io
 from graphdr.solvers import principal_angles
 
 __all__ = [
+    "DEFAULT_ESTIMATORS",
     "KERNEL_DR",
     "LINEAR_DR",
     "METHODS",
@@ -61,6 +63,7 @@ __all__ = [
     "resolve",
     "select",
     "selection_edges",
+    "searches_reg",
     "sensitivity_name",
     "skip_reason",
     "toy_separation",
@@ -69,21 +72,37 @@ __all__ = [
 #: DR methods on an RBF kernel (graphdr.methods estimators), and those with subclasses
 KERNEL_DR = ("KDA", "GDA", "SRKDA", "AKDA", "KSDA", "GSDA", "AKSDA")
 SUBCLASS_DR = ("KSDA", "GSDA", "AKSDA")
-LINEAR_DR = ("PCA", "LDA")
+LINEAR_DR = ("PCA", "LDA", "LDA_SVD")
 #: every method in the paper's column order (linear, kernel, kernel subclass); KDA_K2 is our
-#: round-1 fast KDA (K K + reg I, C-1 eigenvectors), kept beside the paper's KDA
+#: round-1 fast KDA (K K + reg I, C-1 eigenvectors), kept beside the paper's KDA, and LDA_SVD
+#: our rounds 1-22 LDA (scikit-learn's SVD solver), kept beside the paper's regularised LDA
 METHODS = (
-    "PCA", "LDA", "LSVM", "KDA", "KDA_K2", "GDA", "SRKDA", "AKDA", "KSVM", "KSDA", "GSDA", "AKSDA",
+    "PCA", "LDA", "LDA_SVD", "LSVM", "KDA", "KDA_K2", "GDA", "SRKDA", "AKDA", "KSVM", "KSDA",
+    "GSDA", "AKSDA",
 )  # fmt: skip
+
+
+#: the linear columns' estimators when ``papers.akda.estimators`` does not name them: the paper's
+#: LDA (eq. 4 with the total scatter, which the paper notes often replaces the between-class
+#: one; the within-class scatter + eps I, eps searched with C) and LDA_SVD, scikit-learn's SVD
+#: solver (the within-class null space truncated by a rank tolerance, no ridge)
+DEFAULT_ESTIMATORS = {
+    "LDA": {"estimator": "LDA_GE", "params": {"solver": "regularized"}},
+    "LDA_SVD": {
+        "estimator": "sklearn.discriminant_analysis.LinearDiscriminantAnalysis",
+        "params": {"solver": "svd"},
+    },
+}
 
 
 def resolve(method: str, estimators: Mapping | None = None) -> tuple[str, dict]:
     """(registered estimator name, its fixed parameters) of a protocol column.
 
     ``estimators`` (config ``papers.akda.estimators``) maps a column to ``{estimator, params}``;
-    a column not listed is the registered estimator of that name with its defaults.
+    a column not listed is :data:`DEFAULT_ESTIMATORS`' entry, else the registered estimator of
+    that name with its defaults.
     """
-    spec = (estimators or {}).get(method) or {}
+    spec = (estimators or {}).get(method) or DEFAULT_ESTIMATORS.get(method) or {}
     return str(spec.get("estimator", method)), dict(spec.get("params") or {})
 
 
@@ -93,6 +112,20 @@ def is_kernel_dr(method: str, estimators: Mapping | None = None) -> bool:
 
 def is_subclass_dr(method: str, estimators: Mapping | None = None) -> bool:
     return resolve(method, estimators)[0] in SUBCLASS_DR
+
+
+def searches_reg(method: str, estimators: Mapping | None = None) -> bool:
+    """Whether the CV searches ``reg`` for ``method``: every kernel DR method, and a linear one
+    whose estimator regularises a scatter matrix (the paper's LDA: ``LDA_GE``, the within-class
+    scatter + eps I). The paper: "the same constant is also used for the regularization of
+    ill-posed ... within-class or total scatter matrix (PCA, LDA, KDA, KSDA)"; PCA's
+    eigenvectors do not depend on a ridge, so it has none to search."""
+    if is_kernel_dr(method, estimators):
+        return True
+    if method in ("PCA", "LSVM", "KSVM"):
+        return False
+    name, fixed = resolve(method, estimators)
+    return "reg" not in fixed and "reg" in estimator_class(name)().get_params()
 
 
 # ---- protocol pieces -------------------------------------------------------------------------
@@ -133,13 +166,13 @@ def _estimator(
         # min(N, D) (Letter: 26 classes, 16 features)
         bound = min(params.get("n_samples", n_classes), params.get("n_features", n_classes))
         return PCA(n_components=min(n_classes - 1, bound), svd_solver=solver, random_state=0)
-    if method == "LDA":
-        from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
-
-        # SVD solver: the within-class null space is truncated (rank tolerance) instead of
-        # ridge-regularised; the eigen solver's D x D generalised eigenproblem (D = 4096) took
-        # minutes per fit
-        return LinearDiscriminantAnalysis(solver="svd")
+    if method in LINEAR_DR:
+        # LDA: the configured estimator (config papers.akda.estimators; the paper's LDA is
+        # LDA_GE, C-1 directions of the within-class scatter + eps I against the total scatter,
+        # solved in the span of the centred data); LDA_SVD: scikit-learn's SVD solver
+        if searches_reg(method, estimators):
+            fixed = fixed | {"reg": float(params.get("reg", reg))}
+        return make_estimator(name, **fixed)
     raise ValueError(f"unknown method {method!r}; expected one of {METHODS}.")
 
 
@@ -250,15 +283,16 @@ def _raw_svm_scores(method, K_or_X_train, y_train, K_or_X_test, classes, C):
 def _grid(method: str, cv: Mapping, estimators=None, gamma_factors=None) -> list[dict]:
     """DR grid points (each fits a model); the SVM C grid is applied to every one of them.
 
-    Kernel DR methods search the RBF width factor and, when ``cv["reg"]`` lists values, the
-    regularisation constant; subclass methods also the subclasses per class.
+    Kernel DR methods search the RBF width factor; they and the regularised linear ones
+    (:func:`searches_reg`) the regularisation constant when ``cv["reg"]`` lists values;
+    subclass methods also the subclasses per class.
     """
     points = [{}]
     kernel = is_kernel_dr(method, estimators)
     if kernel or method == "KSVM":
         factors = cv["gamma_factors"] if gamma_factors is None else gamma_factors
         points = [{"gamma_factor": float(g)} for g in factors]
-    if kernel and cv.get("reg"):
+    if cv.get("reg") and searches_reg(method, estimators):
         points = [p | {"reg": float(r)} for p in points for r in cv["reg"]]
     if is_subclass_dr(method, estimators):
         points = [p | {"n_subclasses": int(h)} for p in points for h in cv["n_subclasses"]]

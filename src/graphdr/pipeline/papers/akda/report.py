@@ -390,17 +390,10 @@ def results_frame(
             prefix = f"{condition}/d{i}" if many else condition
             for name, values in records.items():
                 ap = 100.0 * np.asarray(values, dtype=float)
-                vbase = base | {"variant": name}
-                aps[(name, exp, method, prefix)] = (vbase, ap)
-                width = len(str(ap.size - 1))
-                for k, v in enumerate(ap):
-                    rows.append(
-                        vbase
-                        | {"study": "map", "dimension": dim, "split": f"{prefix}/{k:0{width}d}"}
-                        | {"metric": "ap"}
-                        | {"value": v, "reference": ""}
-                    )
+                aps[(name, exp, method, prefix)] = (base | {"variant": name, "dimension": dim}, ap)
         seconds[(exp, method)] = (base, float(t["train_seconds"]), float(t["test_seconds"]))
+    aps |= _column_variants(aps, variant)
+    rows += [row for key in aps for row in _ap_rows(*aps[key], prefix=key[3])]
     rows += _group_rows(aps)
     rows += _timing_rows(seconds)
     if toy_timing is not None:
@@ -414,6 +407,38 @@ def results_frame(
     frame = pd.DataFrame(rows, columns=[*ledger.RESULT_COLUMNS, *RESULT_EXTRA])
     keys = ["study", "variant", "dataset", "method", "reference", "metric", "split"]
     return frame.sort_values(keys, kind="stable").reset_index(drop=True)
+
+
+def _ap_rows(base: Mapping, ap: np.ndarray, *, prefix: str) -> list[dict]:
+    """Study ``map`` rows of one run's per-class APs (split ``<prefix>/<class index>``)."""
+    width = len(str(ap.size - 1))
+    return [
+        base
+        | {"study": "map", "split": f"{prefix}/{k:0{width}d}", "metric": "ap"}
+        | {"value": float(v), "reference": ""}
+        for k, v in enumerate(ap)
+    ]
+
+
+#: columns that are also a ledger sensitivity variant of another column: LDA_SVD (scikit-learn's
+#: SVD solver, rounds 1-22's LDA) is variant ``lda=svd`` of the paper's LDA, so that the LDA
+#: claims say whether they survive the solver ('flipped by')
+COLUMN_VARIANTS = {"LDA_SVD": ("LDA", "lda=svd")}
+
+
+def _column_variants(aps, primary: str) -> dict:
+    """:data:`COLUMN_VARIANTS` as AP entries: in each experiment (and draw) where the column
+    ran, its APs as the other column's under the variant's name, and every other method's
+    primary APs copied to that variant (a variant is judged on its own rows only)."""
+    out = {}
+    for column, (method, name) in COLUMN_VARIANTS.items():
+        ran = {(e, p) for v, e, m, p in aps if v == primary and m == column}
+        for (v, e, m, p), (base, ap) in aps.items():
+            if v != primary or (e, p) not in ran or m == method:
+                continue
+            target = method if m == column else m
+            out[(name, e, target, p)] = (base | {"variant": name, "method": target}, ap)
+    return out
 
 
 def _group_rows(aps) -> list[dict]:
