@@ -148,8 +148,9 @@ def _write_runs(tmp_path, cells, n_classes=3, seed=0):
 
 
 def test_the_svd_lda_column_is_the_ledgers_lda_svd_variant(tmp_path):
-    """Where LDA_SVD ran, variant ``lda=svd`` holds its APs as LDA's and every other method's
-    primary APs (the engine judges a variant on its own rows); elsewhere it has no rows."""
+    """Variant ``lda=svd`` holds LDA_SVD's APs as LDA's where it ran, and every other method's
+    primary APs in every experiment (the engine judges a variant on its own rows: a claim that
+    does not involve LDA gets its primary verdict back)."""
     cells = [("a", "10Ex", m) for m in ("PCA", "LDA", "LDA_SVD", "AKDA", "KDA")]
     cells += [("b", "100Ex", m) for m in ("PCA", "LDA", "AKDA")]
     frame = akda_report.results_frame(_write_runs(tmp_path, cells))
@@ -160,8 +161,11 @@ def test_the_svd_lda_column_is_the_ledgers_lda_svd_variant(tmp_path):
         return part[part["method"] == method].set_index("split")["value"]
 
     variant = ap[ap["variant"] == "lda=svd"]
-    assert set(variant["dataset"]) == {"a"}
-    assert set(variant["method"]) == {"PCA", "LDA", "AKDA", "KDA"}
+    assert set(zip(variant["dataset"], variant["method"], strict=True)) == {
+        ("a", "PCA"), ("a", "LDA"), ("a", "AKDA"), ("a", "KDA"), ("b", "PCA"), ("b", "AKDA"),
+    }  # fmt: skip
+    for m in ("PCA", "AKDA"):
+        pd.testing.assert_series_equal(values("lda=svd", "b", m), values("primary", "b", m))
     svd = values("primary", "a", "LDA_SVD")
     pd.testing.assert_series_equal(values("lda=svd", "a", "LDA"), svd)
     assert not np.allclose(values("primary", "a", "LDA"), svd)

@@ -427,14 +427,17 @@ COLUMN_VARIANTS = {"LDA_SVD": ("LDA", "lda=svd")}
 
 
 def _column_variants(aps, primary: str) -> dict:
-    """:data:`COLUMN_VARIANTS` as AP entries: in each experiment (and draw) where the column
-    ran, its APs as the other column's under the variant's name, and every other method's
-    primary APs copied to that variant (a variant is judged on its own rows only)."""
+    """:data:`COLUMN_VARIANTS` as AP entries: the column's APs as the other column's under the
+    variant's name (where the column ran), and every other method's primary APs in every
+    experiment copied to that variant (a variant is judged on its own rows only: the claims that
+    do not involve the replaced method get their primary verdict back, and those that do are
+    judged on the experiments where the column ran)."""
     out = {}
+    if not any(m in COLUMN_VARIANTS for _, _, m, _ in aps):
+        return out
     for column, (method, name) in COLUMN_VARIANTS.items():
-        ran = {(e, p) for v, e, m, p in aps if v == primary and m == column}
         for (v, e, m, p), (base, ap) in aps.items():
-            if v != primary or (e, p) not in ran or m == method:
+            if v != primary or m == method:
                 continue
             target = method if m == column else m
             out[(name, e, target, p)] = (base | {"variant": name, "method": target}, ap)
