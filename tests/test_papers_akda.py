@@ -123,6 +123,14 @@ def test_kernel_methods_are_registered_estimators():
 # ---- the claims ledger: results frame and claims file -----------------------------------------
 
 CLAIMS = Path(__file__).resolve().parents[1] / "config" / "references" / "akda_claims.csv"
+CONFIG = Path(__file__).resolve().parents[1] / "config" / "config.yaml"
+
+
+def _config_estimators() -> dict:
+    """``papers.akda.estimators`` of the full config: what each protocol column runs."""
+    import yaml
+
+    return yaml.safe_load(CONFIG.read_text())["papers"]["akda"]["estimators"]
 
 
 def _write_runs(tmp_path, cells, n_classes=3, seed=0):
@@ -173,6 +181,9 @@ def test_the_svd_lda_column_is_the_ledgers_lda_svd_variant(tmp_path):
         pd.testing.assert_series_equal(values("lda=svd", "a", m), values("primary", "a", m))
     # the timing study stays the primary run's
     assert set(frame.loc[frame["study"] == "timing", "variant"]) == {"primary"}
+    # without the column, no variant
+    alone = akda_report.results_frame(_write_runs(tmp_path, cells[5:]))
+    assert set(alone["variant"]) == {"primary"}
 
 
 def test_results_frame_units_groups_and_speedups(tmp_path):
@@ -450,7 +461,7 @@ def test_estimators_config_selects_the_papers_kda():
 
 @pytest.mark.parametrize("n_samples", [120, 24])  # N > D (D-space) and N < D (the data span)
 def test_the_lda_column_is_the_papers_regularised_lda(n_samples):
-    """The LDA column is the paper's LDA (eq. 4 with the total scatter): the C-1 leading
+    """The config's LDA column is the paper's LDA (eq. 4 with the total scatter): the C-1 leading
     generalised eigenvectors of (S_t, S_w + eps I), eps = reg x the mean eigenvalue of S_w over
     the data's span, with reg searched by the CV; checked against scipy's dense generalised
     eigensolver in input space. LDA_SVD is scikit-learn's SVD solver."""
@@ -466,13 +477,16 @@ def test_the_lda_column_is_the_papers_regularised_lda(n_samples):
         rng.standard_normal((n_samples, n_features))
         + 0.8 * rng.standard_normal((n_classes, n_features))[y]
     )
-    assert akda.searches_reg("LDA") and not akda.searches_reg("LDA_SVD")
-    assert not akda.searches_reg("PCA")
+    est = _config_estimators()
+    assert akda.searches_reg("LDA", est) and not akda.searches_reg("LDA_SVD", est)
+    assert not akda.searches_reg("PCA", est)
     cv = {"C": [1.0], "reg": [1e-3, 0.3], "gamma_factors": [1.0]}
-    assert akda._grid("LDA", cv) == [{"reg": 1e-3}, {"reg": 0.3}]
-    assert akda._grid("LDA_SVD", cv) == [{}]
+    assert akda._grid("LDA", cv, est) == [{"reg": 1e-3}, {"reg": 0.3}]
+    assert akda._grid("LDA_SVD", cv, est) == [{}]
     shape = {"n_samples": n_samples, "n_features": n_features}
-    model = akda._estimator("LDA", {"reg": reg} | shape, reg=1.0, seed=0, n_classes=n_classes)
+    model = akda._estimator(
+        "LDA", {"reg": reg} | shape, reg=1.0, seed=0, n_classes=n_classes, estimators=est
+    )
     W = model.fit(X, y).components_.T
 
     Xc = X - X.mean(axis=0)
@@ -487,7 +501,7 @@ def test_the_lda_column_is_the_papers_regularised_lda(n_samples):
     assert W.shape == (n_features, n_classes - 1)
     assert np.max(principal_angles(W, reference)) < 1e-6
 
-    svd = akda._estimator("LDA_SVD", shape, reg=1.0, seed=0, n_classes=n_classes)
+    svd = akda._estimator("LDA_SVD", shape, reg=1.0, seed=0, n_classes=n_classes, estimators=est)
     assert isinstance(svd, LinearDiscriminantAnalysis) and svd.solver == "svd"
 
 

@@ -48,7 +48,6 @@ from graphdr.pipeline import io
 from graphdr.solvers import principal_angles
 
 __all__ = [
-    "DEFAULT_ESTIMATORS",
     "KERNEL_DR",
     "LINEAR_DR",
     "METHODS",
@@ -82,27 +81,15 @@ METHODS = (
 )  # fmt: skip
 
 
-#: the linear columns' estimators when ``papers.akda.estimators`` does not name them: the paper's
-#: LDA (eq. 4 with the total scatter, which the paper notes often replaces the between-class
-#: one; the within-class scatter + eps I, eps searched with C) and LDA_SVD, scikit-learn's SVD
-#: solver (the within-class null space truncated by a rank tolerance, no ridge)
-DEFAULT_ESTIMATORS = {
-    "LDA": {"estimator": "LDA_GE", "params": {"solver": "regularized"}},
-    "LDA_SVD": {
-        "estimator": "sklearn.discriminant_analysis.LinearDiscriminantAnalysis",
-        "params": {"solver": "svd"},
-    },
-}
-
-
 def resolve(method: str, estimators: Mapping | None = None) -> tuple[str, dict]:
     """(registered estimator name, its fixed parameters) of a protocol column.
 
     ``estimators`` (config ``papers.akda.estimators``) maps a column to ``{estimator, params}``;
-    a column not listed is :data:`DEFAULT_ESTIMATORS`' entry, else the registered estimator of
-    that name with its defaults.
+    a column not listed is the registered estimator of that name with its defaults. The config
+    is the one place that says what LDA, LDA_SVD, KDA and KDA_K2 run (the workflow reads it for
+    each job's code inputs).
     """
-    spec = (estimators or {}).get(method) or DEFAULT_ESTIMATORS.get(method) or {}
+    spec = (estimators or {}).get(method) or {}
     return str(spec.get("estimator", method)), dict(spec.get("params") or {})
 
 

@@ -433,9 +433,9 @@ def _column_variants(aps, primary: str) -> dict:
     do not involve the replaced method get their primary verdict back, and those that do are
     judged on the experiments where the column ran)."""
     out = {}
-    if not any(m in COLUMN_VARIANTS for _, _, m, _ in aps):
-        return out
     for column, (method, name) in COLUMN_VARIANTS.items():
+        if not any(v == primary and m == column for v, _, m, _ in aps):
+            continue  # the column did not run: no variant
         for (v, e, m, p), (base, ap) in aps.items():
             if v != primary or m == method:
                 continue
