@@ -80,8 +80,7 @@ def test_full_and_quick_configs_are_sound(full, registry):
     "names",
     [
         ["ngeu_kda_draws.yaml"],
-        ["ngeu_usps6000.yaml"],
-        ["ngeu_usps6000.yaml", "ngeu_usps2000_rbf.yaml"],  # the control runs on top of it
+        ["ngeu_usps2000_rbf.yaml"],
         ["ngeu_usps_anisotropic.yaml"],
         ["ngeu_rslda_iterations.yaml"],
     ],
@@ -93,14 +92,15 @@ def test_committed_overlays_are_sound(full, registry, names):
     assert problems(config, registry) == []
 
 
-def test_usps6000_overlay_plans_the_usps_grid_alone_under_its_own_roots(tmp_path):
-    """The overlay drops Table II (``table2: null``) and the variants on USPS: its one grid
-    job is USPS's, with the paper's 6000 training images, and nothing is written under the
-    full run's roots."""
+def test_usps2000_control_plans_the_usps_grid_alone_under_its_own_roots(tmp_path):
+    """The control of the sensitivity run usps=6000 drops Table II and the run itself
+    (``null``): its one grid job is USPS's at the full run's 2000 training images on the
+    reduced grid of ``tasks.usps6000``, and nothing is written under the full run's roots."""
     env = {**os.environ, "GRAPHDR_DATA_MIRROR": str(tmp_path / "unused")}
-    target = "results/ngeu_usps6000/paper_figures/ngeu/ngeu_verdicts.csv"
+    root = "results/ngeu_usps2000_rbf"
     out = subprocess.run(
-        [SNAKEMAKE, "-n", "--forceall", target, "--configfile", "config/ngeu_usps6000.yaml"],
+        [SNAKEMAKE, "-n", "--forceall", f"{root}/paper_figures/ngeu/ngeu_verdicts.csv"]
+        + ["--configfile", "config/ngeu_usps2000_rbf.yaml"],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -109,11 +109,14 @@ def test_usps6000_overlay_plans_the_usps_grid_alone_under_its_own_roots(tmp_path
     ).stdout
     outputs = re.findall(r"^    output: (.+)$", out, re.MULTILINE)
     grids = [o for o in outputs if "/ngeu/select/" in o]
-    assert len(grids) == 1 and "results/ngeu_usps6000/ngeu/select/usps_" in grids[0], grids
+    assert len(grids) == 1 and f"{root}/ngeu/select/usps_" in grids[0], grids
     files = [f for o in outputs for f in o.split(", ")]
-    assert all(f.startswith(("results/ngeu_usps6000/", "logs/ngeu_usps6000/")) for f in files)
-    overlay = yaml.safe_load((ROOT / "config" / "ngeu_usps6000.yaml").read_text())
-    assert overlay["papers"]["ngeu"]["tasks"]["usps"]["split"] == {"train": 6000, "val": 1000}
+    assert all(f.startswith((f"{root}/", "logs/ngeu_usps2000_rbf/")) for f in files)
+    full = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["papers"]["ngeu"]
+    overlay = yaml.safe_load((ROOT / "config" / "ngeu_usps2000_rbf.yaml").read_text())
+    assert overlay["papers"]["ngeu"]["tasks"]["usps"]["grid"] == full["tasks"]["usps6000"]["grid"]
+    assert full["tasks"]["usps"]["split"]["train"] == 2000
+    assert full["tasks"]["usps6000"]["split"] == full["tasks"]["usps"]["split"] | {"train": 6000}
 
 
 # ---- one case per kind of error -----------------------------------------------------------------
@@ -190,7 +193,17 @@ CASES = {
     "ngeu table task": (
         f"{NGEU}/tables/table1/tasks/0",
         "coil",
-        ["papers.ngeu.tables.table1.tasks[0]: 'coil'", "Allowed: awgn, coil20, mnist, usps"],
+        ["papers.ngeu.tables.table1.tasks[0]: 'coil'", "Allowed: awgn, coil20, mnist, usps,"],
+    ),
+    "ngeu sensitivity run of a table": (
+        f"{NGEU}/tables/table1_usps6000/variant_of/study",
+        "table_1",
+        ["papers.ngeu.tables.table1_usps6000.variant_of.study: 'table_1'", "'table1'"],
+    ),
+    "ngeu task grid kernel": (
+        f"{NGEU}/tasks/usps6000/grid/kernels/0",
+        "rbff",
+        ["papers.ngeu.tasks.usps6000.grid.kernels[0]: 'rbff'", "did you mean 'rbf'"],
     ),
     "ngeu claim label": (
         f"{NGEU}/tables/table1/claims/0/1",

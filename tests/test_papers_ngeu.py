@@ -424,6 +424,95 @@ def test_results_frame_has_the_ledger_units(tmp_path):
     assert not older[(older["study"] == "table1") & (older["metric"] == "accuracy")].empty
 
 
+def test_a_sensitivity_run_of_a_table_goes_in_under_its_variant_with_the_other_datasets(tmp_path):
+    """A table with ``variant_of`` (Table I's USPS at 6000 training images): its own primary
+    selection goes in as the study's rows under the variant (its kernel-fixed selections do
+    not), the study's primary rows of the other datasets are copied under it, and a method it
+    did not run stays absent there (its claims are then not judged on the variant)."""
+    correct = [1, 0, 1, 1]
+    coil = _task_files(
+        tmp_path,
+        "coil",
+        {"a": [0.75], "b": [0.5], "c": [0.25]},
+        _samples("a", "primary", 0, [0, 1, 2, 3], correct)
+        + _samples("b", "primary", 0, [0, 1, 2, 3], [1, 0, 0, 1]),
+    )
+    usps = _task_files(
+        tmp_path,
+        "usps",
+        {"a": [0.6, 0.7], "b": [0.6, 0.6], "c": [0.9, 0.9]},
+        _samples("a", "primary", 0, [4, 5], [1, 0]) + _samples("b", "primary", 0, [4, 5], [1, 1]),
+    )
+    big = _task_files(
+        tmp_path,
+        "usps_big",
+        {"a": [0.9, 0.8], "b": [0.7, 0.6]},
+        _samples("a", "primary", 0, [4, 5], [1, 1])
+        + _samples("a", "primary", 1, [4, 5], [1, 0])
+        + _samples("a", "kernel=rbf", 0, [4, 5], [0, 0])
+        + _samples("b", "primary", 0, [4, 5], [1, 0])
+        + _samples("b", "primary", 1, [4, 5], [1, 0]),
+    )
+    table = {"methods": ["a", "b", "c"], "claims": [["B", "A"]]}
+    rerun = {"methods": ["a", "b"], "claims": [["B", "A"]]}
+    rerun["variant_of"] = {"study": "table1", "variant": "usps=6000"}
+    tables = {
+        "table1": {
+            "table": table,
+            "tasks": {"coil": coil | {"label": "COIL"}, "usps": usps | {"label": "USPS"}},
+        },
+        "table1_usps6000": {"table": rerun, "tasks": {"usps_big": big | {"label": "USPS"}}},
+    }
+    frame = ngeu_report.results_frame(tables, METHODS)
+    ledger.check_results(frame)
+    assert set(frame["study"]) == {"table1"}  # the run's rows are the study's
+    run = frame[frame["variant"] == "usps=6000"]
+    primary = frame[frame["variant"] == "primary"]
+    # its own USPS rows: the selected models' accuracies per split, a and b only
+    usps_rows = run[(run["dataset"] == "USPS") & (run["metric"] == "accuracy")]
+    assert set(usps_rows["method"]) == {"A", "B"}  # C (not run at that size) stays absent
+    a = usps_rows[usps_rows["method"] == "A"]
+    assert list(a["split"]) == ["0", "1"] and list(a["value"]) == [90.0, 80.0]
+    assert run[run["dataset"] == "USPS"]["metric"].isin(["accuracy", "fold_std"]).all()
+    # the other dataset's primary rows, copied whole (accuracies and per-sample rows)
+    columns = ["dataset", "method", "metric", "split", "value"]
+    coil_run = run[run["dataset"] == "COIL"][columns].reset_index(drop=True)
+    coil_primary = primary[primary["dataset"] == "COIL"][columns].reset_index(drop=True)
+    pd.testing.assert_frame_equal(coil_run, coil_primary)
+    assert "correct" in set(coil_run["metric"])
+    # the primary USPS rows are untouched; no kernel-fixed variant of the run
+    a0 = primary[(primary["dataset"] == "USPS") & (primary["method"] == "A")]
+    assert list(a0[a0["metric"] == "accuracy"]["value"]) == [60.0, 70.0]
+    assert not any(v.startswith("usps=6000+") for v in frame["variant"])
+
+
+def test_a_table_shows_only_the_columns_of_its_tasks(tmp_path):
+    """A table that runs one of the paper's columns (the usps=6000 run) compares that column
+    only: the others are not printed as "not reproduced"."""
+    scores = pd.DataFrame(
+        {"method": ["a"], "fold": [0], "point": [0], "dim": [2], "kernel": ["rbf"]}
+        | {"val_accuracy": [0.5], "test_accuracy": [0.8]}
+    )
+    scores.to_csv(tmp_path / "s.csv", index=False)
+    cost = {"a": {"fits": 1, "eigendecompositions": 1, "grid_cells": 1}}
+    (tmp_path / "c.json").write_text(json.dumps(cost))
+    reference = pd.DataFrame(
+        {"row": ["A", "A", "Z"], "column": ["D", "E", "D"], "value": [80.0, 60.0, 50.0]}
+    )
+    reference.to_csv(tmp_path / "ref.csv", index=False)
+    table = {"methods": ["a"], "reference": str(tmp_path / "ref.csv")}
+    table["not_reproduced_reason"] = "not run here"
+    out = {k: str(tmp_path / k) for k in ("table", "selected", "grid")}
+    out |= {"long": str(tmp_path / "long.csv")}
+    tasks = {"t": {"label": "D", "scores": tmp_path / "s.csv", "cost": tmp_path / "c.json"}}
+    ngeu_report.make_tables(tasks, table, {"a": {"label": "A"}}, out)
+    long = pd.read_csv(tmp_path / "long.csv")
+    assert set(long["column"]) == {"D"}
+    assert long.set_index("row").loc["Z", "status"] == "not reproduced"
+    assert "not run here" in (tmp_path / "table.md").read_text()
+    assert "E" not in pd.read_csv(tmp_path / "table.csv").columns.str.split().str[0].tolist()
+
+
 # ---- the claims file -------------------------------------------------------------------------
 
 CLAIMS = Path(__file__).resolve().parents[1] / "config" / "references" / "ngeu_claims.csv"

@@ -13,6 +13,12 @@ def ngeu_task(wildcards):
     return NGEU_TASKS[wildcards.task]
 
 
+def ngeu_task_grid(task):
+    """The validation grid of ``task``: the section's, with the task's own ``grid`` keys
+    replacing its (a sensitivity run on a reduced grid: tasks.usps6000)."""
+    return NGEU.get("grid", {}) | NGEU_TASKS[task].get("grid", {})
+
+
 def ngeu_prepared(wildcards):
     """The prepared dataset of the job's task (shared prepare_dataset output)."""
     return results(f"prepared/{ngeu_task(wildcards)['dataset']}.npz")
@@ -85,6 +91,7 @@ def _ngeu_tasks_of(table):
         dataset = NGEU_TASKS[task]["dataset"]
         tasks[task] = {
             "label": config["datasets"][dataset].get("label", dataset),
+            "grid": ngeu_task_grid(task),
             "scores": results(f"ngeu/select/{task}_scores.csv"),
             "cost": results(f"ngeu/select/{task}_cost.json"),
             "samples": results(f"ngeu/select/{task}_samples.csv"),

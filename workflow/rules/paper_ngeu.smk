@@ -61,7 +61,7 @@ rule select_ngeu_models:
         runtime=resource("select_ngeu_models", "runtime"),
     params:
         methods=ngeu_task_methods,
-        grid=NGEU.get("grid", {}),
+        grid=lambda w: ngeu_task_grid(w.task),
         k=NGEU.get("knn_k", 1),
         seed=NGEU.get("seed", 0),
     script:
@@ -118,7 +118,6 @@ rule write_ngeu_tables:
         tasks=ngeu_table_tasks,
         table=lambda w: NGEU_TABLES[w.ngeu_table],
         methods=NGEU.get("methods", {}),
-        grid=NGEU.get("grid", {}),
         variants=NGEU.get("variants", {}),
     script:
         "../scripts/write_ngeu_tables.py"

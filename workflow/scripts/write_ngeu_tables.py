@@ -21,6 +21,5 @@ with job("write_ngeu_tables", ngeu_table="table1") as snakemake:
             "pairs": out.pairs_csv[: -len(".csv")],
             "long": out.long,
         },
-        grid=snakemake.params.grid,
         variants=snakemake.params.variants,
     )

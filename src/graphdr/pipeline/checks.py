@@ -418,14 +418,25 @@ def _check_ngeu(p: _Problems, config: Mapping, ngeu: Mapping, index, sizes: dict
             extra_names=NGEU_RAW_METHODS,
             param_keys=("params",),
         )
-    for i, kernel in enumerate(ngeu.get("grid", {}).get("kernels", [])):
-        p.unknown(
-            f"{where}.grid.kernels[{i}]", kernel, index.kernels, "a kernel of graphdr.kernels"
-        )
-    for table, spec in ngeu.get("tables", {}).items():
-        if spec is None:  # dropped by an overlay
-            continue
+    grids = {f"{where}.grid": ngeu.get("grid", {})}
+    grids |= {
+        f"{where}.tasks.{t}.grid": spec["grid"] for t, spec in tasks.items() if "grid" in spec
+    }
+    for path, grid in grids.items():
+        for i, kernel in enumerate(grid.get("kernels", [])):
+            p.unknown(f"{path}.kernels[{i}]", kernel, index.kernels, "a kernel of graphdr.kernels")
+    tables = {t: spec for t, spec in ngeu.get("tables", {}).items() if spec is not None}
+    # a sensitivity run of a table re-runs a study the ledger judges: a table without variant_of
+    studies = [t for t, spec in tables.items() if "variant_of" not in spec]
+    for table, spec in tables.items():
         path = f"{where}.tables.{table}"
+        if "variant_of" in spec:
+            p.unknown(
+                f"{path}.variant_of.study",
+                spec["variant_of"]["study"],
+                studies,
+                f"a table of {where}.tables that is not itself a sensitivity run",
+            )
         p.names(f"{path}.tasks", spec.get("tasks"), tasks, f"a task of {where}.tasks")
         rows = p.names(
             f"{path}.methods", spec.get("methods"), methods, f"a method of {where}.methods"

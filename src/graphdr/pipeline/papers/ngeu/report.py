@@ -142,7 +142,8 @@ def make_tables(
     grid: Mapping | None = None,
     variants: Mapping | None = None,
 ) -> pd.DataFrame:
-    """Table of one paper table: ``tasks`` maps task -> {"label", "scores", "cost"}.
+    """Table of one paper table: ``tasks`` maps task -> {"label", "scores", "cost"} and the
+    task's validation ``grid`` (default: ``grid``), whose edges the selected table flags.
 
     Writes ``out["table"]`` (stem: CSV/MD/TeX, paper vs ours), ``out["selected"]`` (stem: the
     selected hyper-parameters per task, method and fold), ``out["grid"]`` (stem: fits,
@@ -177,7 +178,9 @@ def make_tables(
                         "val_accuracy": 100.0 * rec["val_accuracy"],
                         "test_accuracy": 100.0 * rec["test_accuracy"],
                         "selected": _describe(rec),
-                        "grid_edge": grid_edges(rec, _own_grid(grid or {}, methods[name])),
+                        "grid_edge": grid_edges(
+                            rec, _own_grid(files.get("grid", grid or {}), methods[name])
+                        ),
                     }
                 )
             grid_rows.append({"dataset": files["label"], "method": label} | cost[name])
@@ -189,6 +192,8 @@ def make_tables(
     ours = pd.DataFrame(ours)
     paper = pd.read_csv(table["reference"])
     paper = paper[[c for c in ("row", "column", "value", "std") if c in paper.columns]]
+    # the columns of the table's tasks only (a run of one column of the paper's table)
+    paper = paper[paper["column"].isin({files["label"] for files in tasks.values()})]
     reason = table.get("not_reproduced_reason", "method of another group, not implemented")
     missing = {r: reason for r in set(paper["row"]) - set(ours["row"])}
     display = reporting.paper_vs_reproduced(ours, paper, missing, row_label="method")
@@ -383,16 +388,23 @@ def results_frame(
       "not checked"). With several splits the claims use the per-split accuracies (Wilcoxon),
       and the per-sample rows stay in ``results/`` (the pairs tables' McNemar per split).
 
+    A table with ``variant_of: {study, variant}`` (config ``tables.<name>.variant_of``: Table I
+    with USPS at the paper's training size) is a sensitivity run of that study: its primary rows
+    go in as study ``study`` under variant ``variant`` (its own kernel-fixed and sensitivity
+    selections are left out), and the study's primary rows of the datasets it does not re-run
+    are copied under the variant, so the ledger judges every claim of the study on it; a method
+    the run leaves out stays absent under it, and the claims on that method are not judged there.
+
     ``figure3``: the record of :func:`write_toy_record`; rows ``angle_degrees`` (study
     ``figure3``, dataset ``toy``, method ``LDA`` / ``MFA``: the angle between the GE and NGEU
     directions; ``LDA-MFA``: between the two NGEU directions), variant ``primary`` for the first
     solver rule drawn and ``solver=<rule>`` for the others.
     """
-    rows, frames = [], []
+    rows, frames, reruns = [], [], []
 
-    def row(study, dataset, method, classifier, dimension, split, metric, value):
+    def row(study, variant, dataset, method, classifier, dimension, split, metric, value):
         rows.append(
-            {"paper": PAPER, "study": study, "variant": PRIMARY, "dataset": dataset}
+            {"paper": PAPER, "study": study, "variant": variant, "dataset": dataset}
             | {"method": method, "classifier": classifier, "dimension": dimension}
             | {"split": split, "metric": metric, "value": float(value)}
         )
@@ -400,6 +412,11 @@ def results_frame(
     for study, spec in tables.items():
         table = spec["table"]
         paired = paired_methods(table, methods)
+        rerun = table.get("variant_of")  # a sensitivity run of another study (module docstring)
+        run = rerun["variant"] if rerun else PRIMARY
+        study = rerun["study"] if rerun else study
+        if rerun:
+            reruns.append((study, run, [f["label"] for f in spec["tasks"].values()]))
         for files in spec["tasks"].values():
             dataset = files["label"]
             chosen = select(pd.read_csv(files["scores"]))
@@ -408,25 +425,30 @@ def results_frame(
                 part = chosen[chosen["method"] == name].sort_values("fold")
                 acc = 100.0 * part["test_accuracy"].to_numpy(dtype=float)
                 for fold, dim, value in zip(part["fold"], part["dim"], acc, strict=True):
-                    row(
-                        study, dataset, label, clf, str(int(dim)), str(int(fold)), "accuracy", value
-                    )
+                    split = str(int(fold))
+                    row(study, run, dataset, label, clf, str(int(dim)), split, "accuracy", value)
                 if acc.size > 1:
-                    row(study, dataset, label, clf, "", "", "fold_std", acc.std())
+                    row(study, run, dataset, label, clf, "", "", "fold_std", acc.std())
             if files.get("samples") is None:
                 continue  # runs written before select_ngeu_models kept per-sample results
             every = _with_variants(pd.read_csv(files["samples"]))
-            samples = _unchanged_under_variants(
-                every[every["method"].isin(paired)], methods, variants
-            )
+            if rerun:  # its own selection only, under the run's name
+                primary = every["method"].isin(paired) & (every["variant"] == PRIMARY)
+                samples = every[primary].assign(variant=run)
+                others = samples.iloc[:0]
+            else:
+                samples = _unchanged_under_variants(
+                    every[every["method"].isin(paired)], methods, variants
+                )
+                # the table's other rows under their own variants, as run (RSLDA under the
+                # authors' demo settings, fastSDA with its kernel fixed): their number claims
+                # are judged there
+                own = every[
+                    every["method"].isin(set(table["methods"]) - set(paired))
+                    & (every["variant"] != PRIMARY)
+                ]
+                others = pd.concat([samples[samples["variant"] != PRIMARY], own])
             several = samples["fold"].nunique() > 1
-            # the table's other rows under their own variants, as run (RSLDA under the authors'
-            # demo settings, fastSDA with its kernel fixed): their number claims are judged there
-            own = every[
-                every["method"].isin(set(table["methods"]) - set(paired))
-                & (every["variant"] != PRIMARY)
-            ]
-            others = pd.concat([samples[samples["variant"] != PRIMARY], own])
             per_split = (
                 others.groupby(["variant", "method", "fold"], sort=True)["correct"].mean() * 100
             )
@@ -465,10 +487,16 @@ def results_frame(
         runs = record.get("solvers") or {first: record}
         for rule, run in runs.items():
             for graph, angle in sorted(run["angle_degrees"].items()):
-                row("figure3", "toy", graph, "", "1", "", "angle_degrees", angle)
-                if rule != first:
-                    rows[-1]["variant"] = f"solver={rule}"
+                variant = PRIMARY if rule == first else f"solver={rule}"
+                row("figure3", variant, "toy", graph, "", "1", "", "angle_degrees", angle)
     frame = pd.concat([pd.DataFrame(rows, columns=list(COLUMNS)), *frames], ignore_index=True)
+    for study, run, rerun_datasets in reruns:  # the datasets a sensitivity run does not re-run
+        kept = (
+            (frame["study"] == study)
+            & (frame["variant"] == PRIMARY)
+            & ~frame["dataset"].isin(rerun_datasets)
+        )
+        frame = pd.concat([frame, frame[kept].assign(variant=run)], ignore_index=True)
     order = pd.to_numeric(frame["split"], errors="coerce").fillna(-1)
     frame = frame.assign(_order=order).sort_values(
         ["study", "variant", "dataset", "method", "metric", "_order", "split"], kind="stable"
