@@ -488,10 +488,11 @@ def test_a_sensitivity_run_of_a_table_goes_in_under_its_variant_with_the_other_d
 
 def test_a_table_shows_only_the_columns_of_its_tasks(tmp_path):
     """A table that runs one of the paper's columns (the usps=6000 run) compares that column
-    only: the others are not printed as "not reproduced"."""
+    only: the others are not printed as "not reproduced"; the selected values are flagged
+    against the task's own grid."""
     scores = pd.DataFrame(
         {"method": ["a"], "fold": [0], "point": [0], "dim": [2], "kernel": ["rbf"]}
-        | {"val_accuracy": [0.5], "test_accuracy": [0.8]}
+        | {"gamma_scale": [4.0], "val_accuracy": [0.5], "test_accuracy": [0.8]}
     )
     scores.to_csv(tmp_path / "s.csv", index=False)
     cost = {"a": {"fits": 1, "eigendecompositions": 1, "grid_cells": 1}}
@@ -505,7 +506,10 @@ def test_a_table_shows_only_the_columns_of_its_tasks(tmp_path):
     out = {k: str(tmp_path / k) for k in ("table", "selected", "grid")}
     out |= {"long": str(tmp_path / "long.csv")}
     tasks = {"t": {"label": "D", "scores": tmp_path / "s.csv", "cost": tmp_path / "c.json"}}
+    tasks["t"]["grid"] = {"gamma_scale": [1.0, 4.0]}  # the task's own grid: its edges flagged
     ngeu_report.make_tables(tasks, table, {"a": {"label": "A"}}, out)
+    selected = pd.read_csv(tmp_path / "selected.csv")
+    assert selected["grid_edge"].tolist() == ["gamma_scale=4 (upper edge)"]
     long = pd.read_csv(tmp_path / "long.csv")
     assert set(long["column"]) == {"D"}
     assert long.set_index("row").loc["Z", "status"] == "not reproduced"

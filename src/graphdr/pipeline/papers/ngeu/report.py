@@ -139,11 +139,10 @@ def make_tables(
     table: Mapping,
     methods: Mapping[str, Mapping],
     out: Mapping[str, str],
-    grid: Mapping | None = None,
     variants: Mapping | None = None,
 ) -> pd.DataFrame:
     """Table of one paper table: ``tasks`` maps task -> {"label", "scores", "cost"} and the
-    task's validation ``grid`` (default: ``grid``), whose edges the selected table flags.
+    task's validation ``grid``, whose edges the selected table flags (none without it).
 
     Writes ``out["table"]`` (stem: CSV/MD/TeX, paper vs ours), ``out["selected"]`` (stem: the
     selected hyper-parameters per task, method and fold), ``out["grid"]`` (stem: fits,
@@ -179,7 +178,7 @@ def make_tables(
                         "test_accuracy": 100.0 * rec["test_accuracy"],
                         "selected": _describe(rec),
                         "grid_edge": grid_edges(
-                            rec, _own_grid(files.get("grid", grid or {}), methods[name])
+                            rec, _own_grid(files.get("grid", {}), methods[name])
                         ),
                     }
                 )
