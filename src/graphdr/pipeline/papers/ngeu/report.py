@@ -193,7 +193,8 @@ def make_tables(
     paper = paper[[c for c in ("row", "column", "value", "std") if c in paper.columns]]
     # the columns of the table's tasks only (a run of one column of the paper's table)
     paper = paper[paper["column"].isin({files["label"] for files in tasks.values()})]
-    reason = table.get("not_reproduced_reason", "method of another group, not implemented")
+    # rows of the paper's table that this table does not run (its config's `methods`)
+    reason = table.get("not_reproduced_reason", "not run in this configuration")
     missing = {r: reason for r in set(paper["row"]) - set(ours["row"])}
     display = reporting.paper_vs_reproduced(ours, paper, missing, row_label="method")
     caption = table.get("caption")
