@@ -648,15 +648,29 @@ def test_cached_partitions_reuse_only_identical_requests(monkeypatch):
     assert len(calls) == 24 and subclass._PARTITIONS is None
 
 
-def test_workflow_groups_exactly_the_kernel_methods():
-    """workflow/rules/common_akda.smk lists the kernel estimators without importing the
-    package: the list must be the protocol's kernel DR methods plus KSVM."""
+def test_the_columns_are_defined_once_in_a_standard_library_module():
+    """graphdr.pipeline.papers.akda.columns is what the protocol, the config checks and the
+    workflow (which loads it by path, without the package) read: it imports nothing, and the
+    config schema's enum of methods lists the same columns in the same order."""
     import ast
-    import re
 
-    text = (Path(__file__).resolve().parents[1] / "workflow/rules/common_akda.smk").read_text()
-    found = re.search(r"AKDA_KERNEL_ESTIMATORS = (\([^)]*\))", text).group(1)
-    assert set(ast.literal_eval(found)) == {*akda.KERNEL_DR, "KSVM"}
+    import yaml
+
+    from graphdr.pipeline import checks
+    from graphdr.pipeline.papers.akda import columns
+
+    root = Path(__file__).resolve().parents[1]
+    tree = ast.parse(Path(columns.__file__).read_text(encoding="utf-8"))
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]
+    assert akda.KERNEL_DR is columns.KERNEL_DR and akda.METHODS is columns.METHODS
+    assert checks.AKDA_METHODS == columns.METHODS
+    assert set(columns.GROUPED_ESTIMATORS) == {*columns.KERNEL_DR, "KSVM"}
+    assert set(columns.SUBCLASS_DR) < set(columns.KERNEL_DR)
+    schema = yaml.safe_load((root / "workflow/schemas/papers/akda.schema.yaml").read_text())
+    methods = schema["properties"]["methods"]
+    assert methods["items"]["enum"] == list(columns.METHODS) == methods["default"]
+    smk = (root / "workflow/rules/common_akda.smk").read_text(encoding="utf-8")
+    assert '_load_module("papers/akda/columns").GROUPED_ESTIMATORS' in smk
 
 
 def test_gaussian_mixture_subclasses_are_offsets_of_the_same_samples():

@@ -17,9 +17,13 @@ SRC = Path(workflow.basedir) / "src"
 
 
 def _load_module(name):
-    """Load a standard-library-only module of graphdr.pipeline by path (no package import)."""
+    """Load a standard-library-only module of graphdr.pipeline by path (no package import);
+    ``name``: its path below graphdr/pipeline without ".py" (``"papers/akda/columns"``).
+    """
     path = SRC / "graphdr" / "pipeline" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"_graphdr_workflow_{name}", path)
+    spec = importlib.util.spec_from_file_location(
+        f"_graphdr_workflow_{path.stem}", path
+    )
     loaded = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(loaded)
     return loaded

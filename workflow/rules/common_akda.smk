@@ -3,18 +3,10 @@
 
 AKDA = config.get("papers", {}).get("akda", {})
 
-# Estimators run on RBF kernels: graphdr.pipeline.papers.akda.protocol.KERNEL_DR plus KSVM (the workflow
-# does not import the package; tests/test_papers_akda.py checks that the two lists agree).
-AKDA_KERNEL_ESTIMATORS = (
-    "KDA",
-    "GDA",
-    "SRKDA",
-    "AKDA",
-    "KSDA",
-    "GSDA",
-    "AKSDA",
-    "KSVM",
-)
+# Estimators whose columns run in one group job per dataset and condition: the kernel DR methods
+# and KSVM (graphdr.pipeline.papers.akda.columns, standard library only, loaded by path: the
+# workflow does not import the package).
+AKDA_GROUPED_ESTIMATORS = _load_module("papers/akda/columns").GROUPED_ESTIMATORS
 
 
 def akda_estimator(method):
@@ -25,7 +17,7 @@ def akda_estimator(method):
 # Kernel methods run together, one job per dataset and condition (the run_akda_group rule; shared CV
 # folds, distances and subclass partitions); the others one job per method (rule run_akda_method).
 AKDA_GROUPED = [
-    m for m in AKDA.get("methods", []) if akda_estimator(m) in AKDA_KERNEL_ESTIMATORS
+    m for m in AKDA.get("methods", []) if akda_estimator(m) in AKDA_GROUPED_ESTIMATORS
 ]
 AKDA_SINGLE = [m for m in AKDA.get("methods", []) if m not in AKDA_GROUPED]
 

@@ -33,22 +33,19 @@ from pathlib import Path
 
 ESTIMATOR_PACKAGE = ("graphdr", "methods")
 
-#: the methods papers.akda may name (workflow/schemas/papers/akda.schema.yaml)
-AKDA_METHODS = (
-    "PCA",
-    "LDA",
-    "LDA_SVD",
-    "LSVM",
-    "KDA",
-    "KDA_K2",
-    "GDA",
-    "SRKDA",
-    "AKDA",
-    "KSVM",
-    "KSDA",
-    "GSDA",
-    "AKSDA",
-)
+
+def _load_sibling(relative: str):
+    """A standard-library-only module of graphdr.pipeline, loaded by path (no package import)."""
+    path = Path(__file__).resolve().parent / f"{relative}.py"
+    spec = importlib.util.spec_from_file_location(f"_graphdr_checks_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+#: the methods papers.akda may name (graphdr.pipeline.papers.akda.columns; the schema's enum,
+#: workflow/schemas/papers/akda.schema.yaml, lists them too: tests/test_config_checks.py)
+AKDA_METHODS = _load_sibling("papers/akda/columns").METHODS
 #: NGEU rows on raw features (graphdr.pipeline.papers.ngeu.protocol.RAW_METHODS)
 NGEU_RAW_METHODS = ("knn", "svm", "tree")
 #: NGEU rows must be classes of these modules (graphdr.pipeline.papers.ngeu.protocol._estimator): the GE

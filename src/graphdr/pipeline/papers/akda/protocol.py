@@ -45,6 +45,7 @@ from graphdr.evaluation.metrics import average_precision_per_class
 from graphdr.evaluation.splits import capped_shuffle_splits, per_class_count_split
 from graphdr.methods.registry import estimator_class, make_estimator
 from graphdr.pipeline import io
+from graphdr.pipeline.papers.akda.columns import KERNEL_DR, LINEAR_DR, METHODS, SUBCLASS_DR
 from graphdr.solvers import principal_angles
 
 __all__ = [
@@ -67,18 +68,6 @@ __all__ = [
     "skip_reason",
     "toy_separation",
 ]
-
-#: DR methods on an RBF kernel (graphdr.methods estimators), and those with subclasses
-KERNEL_DR = ("KDA", "GDA", "SRKDA", "AKDA", "KSDA", "GSDA", "AKSDA")
-SUBCLASS_DR = ("KSDA", "GSDA", "AKSDA")
-LINEAR_DR = ("PCA", "LDA", "LDA_SVD")
-#: every method in the paper's column order (linear, kernel, kernel subclass); KDA_K2 is our
-#: round-1 fast KDA (K K + reg I, C-1 eigenvectors), kept beside the paper's KDA, and LDA_SVD
-#: our rounds 1-22 LDA (scikit-learn's SVD solver), kept beside the paper's regularised LDA
-METHODS = (
-    "PCA", "LDA", "LDA_SVD", "LSVM", "KDA", "KDA_K2", "GDA", "SRKDA", "AKDA", "KSVM", "KSDA",
-    "GSDA", "AKSDA",
-)  # fmt: skip
 
 
 def resolve(method: str, estimators: Mapping | None = None) -> tuple[str, dict]:

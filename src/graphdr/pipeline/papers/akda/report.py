@@ -18,7 +18,7 @@ import pandas as pd
 from graphdr import ledger, reporting
 from graphdr.pipeline import io
 from graphdr.pipeline.claims import write_results
-from graphdr.pipeline.papers.akda.protocol import METHODS
+from graphdr.pipeline.papers.akda.columns import METHODS
 
 __all__ = ["GROUPS", "akda_tables", "results_frame"]
 
