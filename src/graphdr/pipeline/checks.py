@@ -34,18 +34,19 @@ from pathlib import Path
 ESTIMATOR_PACKAGE = ("graphdr", "methods")
 
 
-def _load_sibling(relative: str):
-    """A standard-library-only module of graphdr.pipeline, loaded by path (no package import)."""
-    path = Path(__file__).resolve().parent / f"{relative}.py"
-    spec = importlib.util.spec_from_file_location(f"_graphdr_checks_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _literal_tuple(path: Path, name: str) -> tuple:
+    """The literal tuple assigned to ``name`` at the top level of the module at ``path``, read
+    from its source (the module is not imported)."""
+    pattern = rf"^{name}\s*(?::[^=]*)?=\s*(\(.*?\))"
+    found = re.search(pattern, path.read_text("utf-8"), re.M | re.S)
+    if found is None:
+        raise ValueError(f"{path} has no literal {name} tuple.")
+    return tuple(ast.literal_eval(found.group(1)))
 
 
 #: the methods papers.akda may name (graphdr.pipeline.papers.akda.columns; the schema's enum,
-#: workflow/schemas/papers/akda.schema.yaml, lists them too: tests/test_config_checks.py)
-AKDA_METHODS = _load_sibling("papers/akda/columns").METHODS
+#: workflow/schemas/papers/akda.schema.yaml, lists them too: tests/test_papers_akda.py)
+AKDA_METHODS = _literal_tuple(Path(__file__).resolve().parent / "papers/akda/columns.py", "METHODS")
 #: NGEU rows on raw features (graphdr.pipeline.papers.ngeu.protocol.RAW_METHODS)
 NGEU_RAW_METHODS = ("knn", "svm", "tree")
 #: NGEU rows must be classes of these modules (graphdr.pipeline.papers.ngeu.protocol._estimator): the GE
@@ -159,11 +160,7 @@ def _exported(src: Path) -> set[str]:
 
 
 def _kernels(src: Path) -> tuple[str, ...]:
-    path = src / "graphdr" / "kernels.py"
-    found = re.search(r"^KERNELS\s*(?::[^=]*)?=\s*(\(.*?\))", path.read_text("utf-8"), re.M | re.S)
-    if found is None:
-        raise ValueError(f"{path} has no literal KERNELS tuple.")
-    return tuple(ast.literal_eval(found.group(1)))
+    return _literal_tuple(src / "graphdr" / "kernels.py", "KERNELS")
 
 
 # ---- messages -------------------------------------------------------------------------------
