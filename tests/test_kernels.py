@@ -531,8 +531,19 @@ def test_eigh_centred_kernel_is_lapack_on_the_lower_triangle_and_shared_in_a_reu
     s, U = kernels.eigh_centred_kernel(Kc.copy())
     np.testing.assert_array_equal(s, s_ref)
     np.testing.assert_array_equal(U, U_ref)
+    scratch = Kc.copy()  # the upper triangle used as scratch (a low-rank path's Cholesky)
+    scratch[np.triu_indices(n, 1)] = rng.normal(size=n * (n - 1) // 2)
     with kernels.reuse_kernels(), count_eigendecompositions() as count:
         first = kernels.eigh_centred_kernel(Kc.copy())
         second = kernels.eigh_centred_kernel(Kc.copy())
-    assert count["n"] == 1 and second[1] is first[1]
+        third = kernels.eigh_centred_kernel(scratch)  # the same lower triangle: found
+        Kc_f = np.asfortranarray(Kc)  # not C-ordered: keyed on a mirrored copy, left intact
+        fourth = kernels.eigh_centred_kernel(Kc_f)
+        assert kernels.stored_centred_kernel_eigh(np.tril(Kc))[1] is first[1]
+        other = Kc.copy()
+        other[-1, 0] += 1e-9  # another lower triangle: decomposed again
+        kernels.eigh_centred_kernel(other)
+    assert count["n"] == 2
+    assert second[1] is first[1] and third[1] is first[1] and fourth[1] is first[1]
+    np.testing.assert_array_equal(Kc_f, Kc)
     np.testing.assert_array_equal(first[0], s_ref)

@@ -311,8 +311,21 @@ def _mirror_lower_triangle(A: np.ndarray, block: int = 256) -> None:
         square[upper] = square.T[upper]
 
 
+def _mirrored(Kc: np.ndarray) -> np.ndarray:
+    """``Kc`` with its lower triangle mirrored into its upper one (the convention: LAPACK reads
+    the lower triangle only), in place when it is a writeable C-ordered float64 array, on a
+    copy otherwise (returned). The store key of its decomposition is taken after this, so it
+    depends on the lower triangle alone: a kernel whose upper triangle another solver used as
+    scratch (the low-rank paths write a Cholesky factor there and restore only the lower
+    triangle) still finds the decomposition of the same matrix."""
+    if not (Kc.flags.c_contiguous and Kc.flags.writeable and Kc.dtype == np.float64):
+        Kc = np.array(Kc, dtype=np.float64, order="C")  # a copy: the caller's stays intact
+    _mirror_lower_triangle(Kc)
+    return Kc
+
+
 def _eigh_key(Kc: np.ndarray):
-    """The store key of a centred kernel's decomposition (its content)."""
+    """The store key of a centred kernel's decomposition (the content of a mirrored ``Kc``)."""
     return array_key("eigh_centred_kernel", Kc)
 
 
@@ -320,9 +333,9 @@ def stored_centred_kernel_eigh(Kc: np.ndarray) -> tuple[np.ndarray, np.ndarray] 
     """The decomposition :func:`eigh_centred_kernel` keeps for ``Kc`` in the innermost
     :func:`reuse_kernels` block (shared arrays, ascending), or None (outside a block, or not yet
     decomposed): for callers that would otherwise compute only part of it (KPCA's leading
-    pairs)."""
+    pairs). Inside a block, ``Kc``'s upper triangle is overwritten with its lower one."""
     store = _REUSE.get()
-    return store.get(_eigh_key(Kc)) if store is not None else None
+    return store.get(_eigh_key(_mirrored(Kc))) if store is not None else None
 
 
 def eigh_centred_kernel(Kc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -337,20 +350,20 @@ def eigh_centred_kernel(Kc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     its upper one, so that LAPACK works in place on its transpose (a Fortran-ordered view with
     the same lower triangle) instead of on an N x N copy; the result is bit for bit that of the
     copy. Inside :func:`reuse_kernels` the result is kept in the block's store, keyed by the
-    content of ``Kc``: the other estimators of a fold that decompose the same matrix read it
-    instead of decomposing again (paper 001's sweep: five kernel methods per fold; paper 004's
-    grids: KMFA, KDA and KPCA per fold and kernel setting). The arrays are then shared: callers
-    must not modify them.
+    content of ``Kc``'s lower triangle: the other estimators of a fold that decompose the same
+    matrix read it instead of decomposing again (paper 001's sweep: five kernel methods per
+    fold; paper 004's grids: KMFA, KDA and KPCA per fold and kernel setting, KDA after its
+    low-rank path declined the matrix). The arrays are then shared: callers must not modify
+    them.
     """
     store = _REUSE.get()
+    Kc = _mirrored(Kc)  # C-ordered, writeable, its upper triangle its lower one's mirror
     key = _eigh_key(Kc) if store is not None else None
     found = store.get(key) if store is not None else None
     if found is not None:
         return found
-    if Kc.flags.c_contiguous and Kc.flags.writeable and Kc.dtype == np.float64:
-        _mirror_lower_triangle(Kc)
-        Kc = Kc.T  # Fortran order: LAPACK's lower triangle is Kc's, in place
-    s, U = scipy.linalg.eigh(Kc, overwrite_a=True, check_finite=False, driver="evd")
+    # Fortran order: LAPACK's lower triangle is Kc's, in place
+    s, U = scipy.linalg.eigh(Kc.T, overwrite_a=True, check_finite=False, driver="evd")
     if store is not None:
         store.put(key, (s, U))
     return s, U
