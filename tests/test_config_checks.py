@@ -93,9 +93,10 @@ def test_committed_overlays_are_sound(full, registry, names):
 
 
 def test_usps2000_control_plans_the_usps_grid_alone_under_its_own_roots(tmp_path):
-    """The control of the sensitivity run usps=6000 drops Table II and the run itself
-    (``null``): its one grid job is USPS's at the full run's 2000 training images on the
-    reduced grid of ``tasks.usps6000``, and nothing is written under the full run's roots."""
+    """The control of the sensitivity run usps=2000 drops Table II and the run itself
+    (``null``): its one grid job is USPS's at 2000 training images (task usps2000) on the
+    primary's reduced grid (``tasks.usps``), and nothing is written under the full run's
+    roots."""
     env = {**os.environ, "GRAPHDR_DATA_MIRROR": str(tmp_path / "unused")}
     root = "results/ngeu_usps2000_rbf"
     out = subprocess.run(
@@ -109,14 +110,15 @@ def test_usps2000_control_plans_the_usps_grid_alone_under_its_own_roots(tmp_path
     ).stdout
     outputs = re.findall(r"^    output: (.+)$", out, re.MULTILINE)
     grids = [o for o in outputs if "/ngeu/select/" in o]
-    assert len(grids) == 1 and f"{root}/ngeu/select/usps_" in grids[0], grids
+    assert len(grids) == 1 and f"{root}/ngeu/select/usps2000_" in grids[0], grids
     files = [f for o in outputs for f in o.split(", ")]
     assert all(f.startswith((f"{root}/", "logs/ngeu_usps2000_rbf/")) for f in files)
     full = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["papers"]["ngeu"]
     overlay = yaml.safe_load((ROOT / "config" / "ngeu_usps2000_rbf.yaml").read_text())
-    assert overlay["papers"]["ngeu"]["tasks"]["usps"]["grid"] == full["tasks"]["usps6000"]["grid"]
-    assert full["tasks"]["usps"]["split"]["train"] == 2000
-    assert full["tasks"]["usps6000"]["split"] == full["tasks"]["usps"]["split"] | {"train": 6000}
+    assert overlay["papers"]["ngeu"]["tasks"]["usps2000"]["grid"] == full["tasks"]["usps"]["grid"]
+    assert full["tasks"]["usps"]["split"]["train"] == 6000  # the paper's size
+    assert full["tasks"]["usps2000"]["split"] == full["tasks"]["usps"]["split"] | {"train": 2000}
+    assert "grid" not in full["tasks"]["usps2000"]  # the full grid
 
 
 # ---- one case per kind of error -----------------------------------------------------------------
@@ -196,14 +198,14 @@ CASES = {
         ["papers.ngeu.tables.table1.tasks[0]: 'coil'", "Allowed: awgn, coil20, mnist, usps,"],
     ),
     "ngeu sensitivity run of a table": (
-        f"{NGEU}/tables/table1_usps6000/variant_of/study",
+        f"{NGEU}/tables/table1_usps2000/variant_of/study",
         "table_1",
-        ["papers.ngeu.tables.table1_usps6000.variant_of.study: 'table_1'", "'table1'"],
+        ["papers.ngeu.tables.table1_usps2000.variant_of.study: 'table_1'", "'table1'"],
     ),
     "ngeu task grid kernel": (
-        f"{NGEU}/tasks/usps6000/grid/kernels/0",
+        f"{NGEU}/tasks/usps/grid/kernels/0",
         "rbff",
-        ["papers.ngeu.tasks.usps6000.grid.kernels[0]: 'rbff'", "did you mean 'rbf'"],
+        ["papers.ngeu.tasks.usps.grid.kernels[0]: 'rbff'", "did you mean 'rbf'"],
     ),
     "ngeu claim label": (
         f"{NGEU}/tables/table1/claims/0/1",

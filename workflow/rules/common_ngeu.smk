@@ -4,7 +4,7 @@
 
 NGEU = config.get("papers", {}).get("ngeu", {})
 NGEU_TASKS = NGEU.get("tasks", {})
-# an overlay drops a table of the base config by setting it to null (config/ngeu_usps6000.yaml)
+# an overlay drops a table of the base config by setting it to null (config/ngeu_usps2000_rbf.yaml)
 NGEU_TABLES = {n: t for n, t in NGEU.get("tables", {}).items() if t is not None}
 
 
@@ -15,7 +15,7 @@ def ngeu_task(wildcards):
 
 def ngeu_task_grid(task):
     """The validation grid of ``task``: the section's, with the task's own ``grid`` keys
-    replacing its (a sensitivity run on a reduced grid: tasks.usps6000)."""
+    replacing its (USPS at 6000 training images on a reduced grid: tasks.usps)."""
     return NGEU.get("grid", {}) | NGEU_TASKS[task].get("grid", {})
 
 
