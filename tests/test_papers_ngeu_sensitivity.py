@@ -8,6 +8,7 @@
   ``<mu_i, mu_i>`` instead of ``E k(x, x)``), against closed forms and Monte Carlo.
 * The uncertainty settings (another scheme: supervised, per-feature; test points as Gaussians):
   what the selection job hands the estimator, against a fit written out by hand.
+* The unvalidated kernel width (``kernel_width: auto``): scikit-learn's ``gamma="auto"`` RBF.
 """
 
 from __future__ import annotations
@@ -264,3 +265,39 @@ def test_uncertainty_variants_leave_methods_without_the_setting_on_their_primary
     assert not lacks(ngeu_nn, supervised) and not lacks(ngeu_nn, test_time)
     assert not lacks(constant, supervised)
     assert not lacks(ngeu_nn, {"method": {"unknown": [1]}})  # an unknown key may change it
+
+
+def test_unvalidated_width_is_scikit_learns_auto_rbf_for_every_kernel_row():
+    """``kernel_width: auto`` replaces the kernel grid of a kernel method by one point, the RBF
+    kernel of scikit-learn's ``gamma="auto"`` (1 / n_features), for GE and NGEU rows alike
+    (times the uncertainty widths); linear GEU rows and raw baselines are untouched; the fit at
+    that point equals KDA-GE with ``gamma=1/D`` written out by hand, and the selected-parameter
+    table sees a one-width grid (no edge flag)."""
+    from sklearn.metrics.pairwise import rbf_kernel
+
+    X, y = _classes()
+    grid = {"kernels": ["linear", "rbf"], "gamma_scale": [0.25, 4.0], "beta": [0.1, 0.3],
+            "svm_C": [1.0], "dims": [2]}  # fmt: skip
+    auto = {"kernel_width": "auto"}
+    (ge,) = ngeu.method_grid({"estimator": "KDA_GE"} | auto, grid, X)
+    assert ge["kernel"] == "rbf" and ge["gamma"] == 1.0 / X.shape[1]
+    msd = np.mean(cdist(X, X, "sqeuclidean"))
+    assert ge["gamma_scale"] == pytest.approx(msd / X.shape[1], rel=1e-12)
+    nge = ngeu.method_grid({"estimator": "KDA_NGEU", "uncertainty": "nn"} | auto, grid, X)
+    assert [(p["gamma"], p["beta"]) for p in nge] == [
+        (1.0 / X.shape[1], 0.1),
+        (1.0 / X.shape[1], 0.3),
+    ]
+    linear = {"estimator": "LDA_GEU", "uncertainty": "nn"}
+    assert ngeu.method_grid(linear | auto, grid, X) == ngeu.method_grid(linear, grid, X)
+    assert len(ngeu.method_grid({"estimator": "KDA_GE"}, grid, X)) == 3  # linear + 2 widths
+    model = ngeu._estimator({"estimator": "KDA_GE"} | auto, ge, 2).fit(X, y)
+    by_hand = KDA_GE(n_components=2, kernel="precomputed").fit(
+        rbf_kernel(X, gamma=1 / X.shape[1]), y
+    )
+    np.testing.assert_allclose(np.abs(model.dual_coef_), np.abs(by_hand.dual_coef_), atol=1e-8)
+    rec = {"gamma_scale": ge["gamma_scale"], "beta": 0.3}
+    own = ngeu_report._own_grid(grid, {"estimator": "KDA_NGEU"} | auto)
+    assert ngeu_report.grid_edges(rec, own) == "beta=0.3 (upper edge)"
+    rec_primary = {"gamma_scale": 4.0, "beta": 0.3}
+    assert "gamma_scale=4 (upper edge)" in ngeu_report.grid_edges(rec_primary, grid)

@@ -77,7 +77,7 @@ def ngeu_expand_variants(methods, variants, task):
                 params = dict(methods[name].get("params", {})) | dict(
                     spec.get("params", {})
                 )
-                own = dict(spec.get("method", {}))  # the method's own grids (beta, s0)
+                own = dict(spec.get("method", {}))  # own grids (beta, s0), kernel_width
                 out[f"{name}@{variant}"] = (
                     dict(methods[name]) | own | {"params": params}
                 )

@@ -51,6 +51,7 @@ __all__ = [
     "select",
     "select_task",
     "split_variant",
+    "unvalidated_rbf",
 ]
 
 #: classifiers on the raw features (no embedding)
@@ -166,16 +167,31 @@ def _uncertainty_grid(method: Mapping, grid: Mapping) -> list[dict]:
     return [{"beta": float(b)} for b in method.get("beta", grid["beta"])]
 
 
+def unvalidated_rbf(X: np.ndarray) -> dict:
+    """The RBF kernel at ``gamma = 1 / D`` (scikit-learn's former default width, ``"auto"``),
+    the one kernel setting of a method with ``kernel_width: auto`` (a sensitivity run: the
+    width not validated); ``gamma_scale`` records it on the grid's scale (``gamma`` times the
+    training rows' mean squared distance)."""
+    gamma = 1.0 / X.shape[1]
+    return {"kernel": "rbf", "gamma": gamma, "gamma_scale": gamma * _mean_sq_distance(X)}
+
+
 def method_grid(method: Mapping, grid: Mapping, X: np.ndarray) -> list[dict]:
     """The model-changing grid points of one method (dimensions excluded): kernels (kernel
-    family) x uncertainty widths x the method's own ``grid`` (baselines: ``n_subclasses``,
-    ``lambda1``, ...)."""
+    family; ``kernel_width: auto``: the RBF kernel at ``gamma = 1 / D`` alone,
+    :func:`unvalidated_rbf`) x uncertainty widths x the method's own ``grid`` (baselines:
+    ``n_subclasses``, ``lambda1``, ...)."""
     family = _family(method)
     if family == "raw":
         if method["estimator"] == "svm":
             return [{"C": float(c)} for c in grid["svm_C"]]
         return [{}]
-    kernels = kernel_grid(grid, X) if family == "kernel" else [{}]
+    if family != "kernel":
+        kernels = [{}]
+    elif method.get("kernel_width") == "auto":
+        kernels = [unvalidated_rbf(X)]
+    else:
+        kernels = kernel_grid(grid, X)
     own = _product(method.get("grid", {}))
     return [k | u | o for k in kernels for u in _uncertainty_grid(method, grid) for o in own]
 

@@ -70,8 +70,12 @@ def grid_edges(rec: Mapping, grid: Mapping) -> str:
 
 
 def _own_grid(grid: Mapping, method: Mapping) -> dict:
-    """The grid a method was selected on: the shared one with its own ``beta`` / ``s0``."""
-    return dict(grid) | {k: method[k] for k in ("beta", "s0") if k in method}
+    """The grid a method was selected on: the shared one with its own ``beta`` / ``s0``, and
+    one RBF width (no edge to flag) with ``kernel_width: auto``."""
+    own = dict(grid) | {k: method[k] for k in ("beta", "s0") if k in method}
+    if method.get("kernel_width") == "auto":
+        own |= {"kernels": ["rbf"], "gamma_scale": []}
+    return own
 
 
 def paired_tests(
