@@ -297,7 +297,11 @@ def test_unvalidated_width_is_scikit_learns_auto_rbf_for_every_kernel_row():
     )
     np.testing.assert_allclose(np.abs(model.dual_coef_), np.abs(by_hand.dual_coef_), atol=1e-8)
     rec = {"gamma_scale": ge["gamma_scale"], "beta": 0.3}
-    own = ngeu_report._own_grid(grid, {"estimator": "KDA_NGEU"} | auto)
+    own = ngeu.searched_grid({"estimator": "KDA_NGEU"} | auto, grid)
     assert ngeu_report.grid_edges(rec, own) == "beta=0.3 (upper edge)"
+    # a method's own uncertainty widths replace the shared ones, in its points and its flags
+    narrow = {"estimator": "KDA_NGEU", "uncertainty": "nn", "beta": [0.3, 0.5]}
+    assert {p["beta"] for p in ngeu.method_grid(narrow, grid, X)} == {0.3, 0.5}
+    assert ngeu_report.grid_edges(rec, ngeu.searched_grid(narrow, grid)) == "beta=0.3 (lower edge)"
     rec_primary = {"gamma_scale": 4.0, "beta": 0.3}
     assert "gamma_scale=4 (upper edge)" in ngeu_report.grid_edges(rec_primary, grid)

@@ -91,17 +91,19 @@ def is_subclass_dr(method: str, estimators: Mapping | None = None) -> bool:
 
 
 def searches_reg(method: str, estimators: Mapping | None = None) -> bool:
-    """Whether the CV searches ``reg`` for ``method``: every kernel DR method, and a linear one
-    whose estimator regularises a scatter matrix (the paper's LDA: ``LDA_GE``, the within-class
-    scatter + eps I). The paper: "the same constant is also used for the regularization of
-    ill-posed ... within-class or total scatter matrix (PCA, LDA, KDA, KSDA)"; PCA's
-    eigenvectors do not depend on a ridge, so it has none to search."""
+    """Whether the CV searches ``reg`` for ``method``: a DR column whose estimator (as the
+    protocol builds it) has a ``reg`` the config does not fix: every kernel DR method and the
+    paper's LDA (``LDA_GE``, the within-class scatter + eps I). The paper: "the same constant is
+    also used for the regularization of ill-posed ... within-class or total scatter matrix (PCA,
+    LDA, KDA, KSDA)"; PCA's eigenvectors do not depend on a ridge (scikit-learn's ``PCA`` has
+    none), and the raw-feature SVMs (LSVM, KSVM) are no DR columns: they search ``C`` alone."""
     if is_kernel_dr(method, estimators):
         return True
-    if method in ("PCA", "LSVM", "KSVM"):
+    if method not in LINEAR_DR:
         return False
-    name, fixed = resolve(method, estimators)
-    return "reg" not in fixed and "reg" in estimator_class(name)().get_params()
+    fixed = resolve(method, estimators)[1]
+    model = _estimator(method, {}, reg=1.0, seed=0, estimators=estimators)
+    return "reg" not in fixed and "reg" in model.get_params()
 
 
 # ---- protocol pieces -------------------------------------------------------------------------
@@ -116,8 +118,6 @@ def skip_reason(method: str, spec: Mapping, n_train: int) -> str | None:
     return None
 
 
-#: module defining each kernel DR estimator (imported by name, so that a workflow job depends on
-#: its own method's module only: workflow/rules/common_akda.smk uses the same mapping)
 def _estimator(
     method: str, params: Mapping, *, reg: float, seed: int, n_classes: int = 2, estimators=None
 ):
@@ -146,9 +146,10 @@ def _estimator(
         # LDA: the configured estimator (config papers.akda.estimators; the paper's LDA is
         # LDA_GE, C-1 directions of the within-class scatter + eps I against the total scatter,
         # solved in the span of the centred data); LDA_SVD: scikit-learn's SVD solver
-        if searches_reg(method, estimators):
-            fixed = fixed | {"reg": float(params.get("reg", reg))}
-        return make_estimator(name, **fixed)
+        model = make_estimator(name, **fixed)
+        if "reg" not in fixed and "reg" in model.get_params():
+            model.set_params(reg=float(params.get("reg", reg)))
+        return model
     raise ValueError(f"unknown method {method!r}; expected one of {METHODS}.")
 
 

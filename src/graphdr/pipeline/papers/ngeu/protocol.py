@@ -51,6 +51,7 @@ __all__ = [
     "select",
     "select_task",
     "split_variant",
+    "searched_grid",
     "unvalidated_rbf",
 ]
 
@@ -158,13 +159,24 @@ def _product(grid: Mapping) -> list[dict]:
     return points
 
 
+def searched_grid(method: Mapping, grid: Mapping) -> dict:
+    """The shared grid as ``method`` searches it: its own ``beta`` / ``s0`` where it lists them,
+    and with ``kernel_width: auto`` the RBF kernel alone and no width to search (its one kernel
+    is :func:`unvalidated_rbf`'s). The grid points (:func:`method_grid`) and the report's edge
+    flags both read it."""
+    own = dict(grid) | {k: method[k] for k in ("beta", "s0") if k in method}
+    if method.get("kernel_width") == "auto":
+        own |= {"kernels": ["rbf"], "gamma_scale": []}
+    return own
+
+
 def _uncertainty_grid(method: Mapping, grid: Mapping) -> list[dict]:
     scheme = method.get("uncertainty", "none")
     if scheme == "none":
         return [{}]
     if scheme == "constant":
-        return [{"s0": float(s)} for s in method.get("s0", grid["s0"])]
-    return [{"beta": float(b)} for b in method.get("beta", grid["beta"])]
+        return [{"s0": float(s)} for s in grid["s0"]]
+    return [{"beta": float(b)} for b in grid["beta"]]
 
 
 def unvalidated_rbf(X: np.ndarray) -> dict:
@@ -177,15 +189,16 @@ def unvalidated_rbf(X: np.ndarray) -> dict:
 
 
 def method_grid(method: Mapping, grid: Mapping, X: np.ndarray) -> list[dict]:
-    """The model-changing grid points of one method (dimensions excluded): kernels (kernel
-    family; ``kernel_width: auto``: the RBF kernel at ``gamma = 1 / D`` alone,
-    :func:`unvalidated_rbf`) x uncertainty widths x the method's own ``grid`` (baselines:
-    ``n_subclasses``, ``lambda1``, ...)."""
+    """The model-changing grid points of one method (dimensions excluded) on its
+    :func:`searched_grid`: kernels (kernel family; ``kernel_width: auto``: the RBF kernel at
+    ``gamma = 1 / D`` alone, :func:`unvalidated_rbf`) x uncertainty widths x the method's own
+    ``grid`` (baselines: ``n_subclasses``, ``lambda1``, ...)."""
     family = _family(method)
     if family == "raw":
         if method["estimator"] == "svm":
             return [{"C": float(c)} for c in grid["svm_C"]]
         return [{}]
+    grid = searched_grid(method, grid)
     if family != "kernel":
         kernels = [{}]
     elif method.get("kernel_width") == "auto":

@@ -17,7 +17,13 @@ import pandas as pd
 
 from graphdr import reporting
 from graphdr.pipeline import io
-from graphdr.pipeline.papers.ngeu.protocol import PRIMARY, RAW_METHODS, select, split_variant
+from graphdr.pipeline.papers.ngeu.protocol import (
+    PRIMARY,
+    RAW_METHODS,
+    searched_grid,
+    select,
+    split_variant,
+)
 
 __all__ = [
     "grid_edges",
@@ -67,15 +73,6 @@ def grid_edges(rec: Mapping, grid: Mapping) -> str:
         elif np.isclose(v, values[-1]):
             flags.append(f"{p}={v:.4g} (upper edge)")
     return "; ".join(flags)
-
-
-def _own_grid(grid: Mapping, method: Mapping) -> dict:
-    """The grid a method was selected on: the shared one with its own ``beta`` / ``s0``, and
-    one RBF width (no edge to flag) with ``kernel_width: auto``."""
-    own = dict(grid) | {k: method[k] for k in ("beta", "s0") if k in method}
-    if method.get("kernel_width") == "auto":
-        own |= {"kernels": ["rbf"], "gamma_scale": []}
-    return own
 
 
 def paired_tests(
@@ -182,7 +179,7 @@ def make_tables(
                         "test_accuracy": 100.0 * rec["test_accuracy"],
                         "selected": _describe(rec),
                         "grid_edge": grid_edges(
-                            rec, _own_grid(files.get("grid", {}), methods[name])
+                            rec, searched_grid(methods[name], files.get("grid", {}))
                         ),
                     }
                 )
