@@ -533,6 +533,29 @@ def test_missing_results_never_decide_a_verdict():
     assert out["verdict"] == NOT_CHECKED and "d99" in out["evidence"]
 
 
+def test_methods_are_compared_on_the_splits_both_have():
+    """A method's splits that the other lacks (another condition it alone ran in) never enter
+    a comparison: A and B are equal on their shared splits; A's extra splits are far higher and
+    B's extra splits far lower, so any mean over a method's own splits would call A better."""
+    f = frame({"A": 0.0, "B": 0.0}, noise=0.02)
+    extra_a = frame({"A": 0.5}, noise=0.02, seed=1).assign(split=lambda d: "a" + d["split"])
+    extra_b = frame({"B": -0.5}, noise=0.02, seed=2).assign(split=lambda d: "b" + d["split"])
+    f = pd.concat([f, extra_a, extra_b], ignore_index=True)
+    shared = f[~f["split"].str.match("[ab]")]
+    means = rules._means(f, ["A", "B"])
+    expected = shared.groupby(["dataset", "method"])["value"].mean().unstack()
+    pd.testing.assert_frame_equal(
+        means.sort_index(), expected[["A", "B"]].sort_index(), check_names=False
+    )
+    assert verdict(claim("better"), f) == verdict(claim("better"), shared) == NO_DIFFERENCE
+    two = f[f["dataset"].isin(["d0", "d1"])]  # too few datasets: the (dataset, split) pairs
+    assert "20 (dataset, split) pairs" in ledger.judge([claim("better")], two).iloc[0]["evidence"]
+    # win counts and per-dataset orderings rank on the shared splits too
+    wins = rules.win_counts(f, ["A", "B"], higher_is_better=True)
+    assert wins == rules.win_counts(shared, ["A", "B"], higher_is_better=True)
+    assert wins["B"] > 0  # some datasets are ties or B's: A's extra splits do not win them all
+
+
 def test_dataset_units_need_a_reachable_level_after_holm():
     f = frame({"A": 0.05, "B": 0.0, "C": 0.0}, datasets=6)
     one = ledger.judge([claim("better")], f).iloc[0]["evidence"]

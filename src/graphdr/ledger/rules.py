@@ -73,9 +73,24 @@ def judge_rule(claim: Claim, data: pd.DataFrame, alpha: float = ALPHA) -> Judgem
 # ---- shared pieces ---------------------------------------------------------------------------
 
 
-def _means(data: pd.DataFrame) -> pd.DataFrame:
-    """datasets x methods table of the mean over splits."""
-    return data.groupby(["dataset", "method"], sort=False)["value"].mean().unstack("method")
+def _shared_splits(data: pd.DataFrame, methods=None) -> pd.DataFrame:
+    """The rows of ``data`` on the (dataset, split)s that every one of ``methods`` has (default:
+    every method present in ``data``), so that methods are compared on the same units: a
+    method's splits that another lacks (e.g. a condition it was not run in) are left out."""
+    methods = list(dict.fromkeys(data["method"] if methods is None else methods))
+    sub = data[data["method"].isin(methods)]
+    present = sub.groupby(["dataset", "split"], sort=False)["method"].nunique()
+    shared = present.index[present.to_numpy() == len(methods)]
+    return sub[pd.MultiIndex.from_frame(sub[["dataset", "split"]]).isin(shared)]
+
+
+def _means(data: pd.DataFrame, methods) -> pd.DataFrame:
+    """datasets x ``methods`` table of the mean over the splits that all of ``methods`` have on
+    the dataset (:func:`_shared_splits`); datasets where one of them has no split are dropped."""
+    methods = list(dict.fromkeys(methods))
+    sub = _shared_splits(data, methods)
+    means = sub.groupby(["dataset", "method"], sort=False)["value"].mean().unstack("method")
+    return means.reindex(columns=methods).dropna()
 
 
 def _paired(
@@ -84,9 +99,10 @@ def _paired(
     """Paired values of methods ``a`` and ``b``: per-dataset means when the datasets both
     methods ran on are enough for the test to reach the level after Holm's correction over
     ``comparisons`` (at least :data:`MIN_UNITS`, and ``comparisons * 2 / 2**n < ALPHA``), else
-    every (dataset, split) the two share."""
+    every (dataset, split) the two share. Either way the two are compared on the splits both
+    have: a dataset's means are over its shared splits only (:func:`_means`)."""
     sub = data[data["method"].isin([a, b])]
-    means = _means(sub).dropna() if {a, b} <= set(sub["method"]) else pd.DataFrame()
+    means = _means(sub, [a, b])
     n = len(means)
     if n >= MIN_UNITS and _reachable(n, comparisons):
         return means[a].to_numpy(), means[b].to_numpy(), f"{n} datasets (means over splits)"
@@ -138,7 +154,7 @@ def _blocks(data: pd.DataFrame, methods: list[str]) -> tuple[pd.DataFrame, str]:
     """Blocks x methods for Friedman: per-dataset means with at least :data:`MIN_UNITS`
     datasets, else every (dataset, split) (the same units as :func:`_paired`)."""
     if data["dataset"].nunique() >= MIN_UNITS:
-        m = _means(data)[methods].dropna()
+        m = _means(data, methods)
         return m, f"{len(m)} datasets"
     wide = data.pivot_table(index=["dataset", "split"], columns="method", values="value")[
         methods
@@ -168,7 +184,9 @@ def _winners(
     """Methods tied with the best on one dataset: the best mean, and every method its paired
     test over the dataset's splits (Holm-corrected) cannot separate from it or whose gap is at
     most ``margin``. One split: only exact ties (1e-12 relative) and the margin share the win.
-    Methods absent from the dataset are left out."""
+    Methods absent from the dataset are left out; the others are compared on the splits all of
+    them have (:func:`_shared_splits`)."""
+    part = _shared_splits(part)
     means = part.groupby("method")["value"].mean().reindex(methods).dropna()
     methods = list(means.index)
     best = means.idxmax() if sign > 0 else means.idxmin()
@@ -370,6 +388,7 @@ def _per_dataset(claim: Claim, data: pd.DataFrame, judge_one, share=None) -> Jud
     methods = _group(claim, data)
     outcomes, parts = [], []
     for d, part in data[data["method"].isin(methods)].groupby("dataset", sort=False):
+        part = _shared_splits(part)  # the methods present, on the splits all of them have
         means = part.groupby("method")["value"].mean().reindex(methods).dropna()
         outcome, text = judge_one(d, part, means, methods)
         parts.append(text)
