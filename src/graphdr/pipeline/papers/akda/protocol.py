@@ -101,8 +101,12 @@ def searches_reg(method: str, estimators: Mapping | None = None) -> bool:
         return True
     if method not in LINEAR_DR:
         return False
-    fixed = resolve(method, estimators)[1]
     model = _estimator(method, {}, reg=1.0, seed=0, estimators=estimators)
+    return _free_reg(model, resolve(method, estimators)[1])
+
+
+def _free_reg(model, fixed: Mapping) -> bool:
+    """Whether ``model`` has a ``reg`` that the column's ``fixed`` parameters leave free."""
     return "reg" not in fixed and "reg" in model.get_params()
 
 
@@ -147,7 +151,7 @@ def _estimator(
         # LDA_GE, C-1 directions of the within-class scatter + eps I against the total scatter,
         # solved in the span of the centred data); LDA_SVD: scikit-learn's SVD solver
         model = make_estimator(name, **fixed)
-        if "reg" not in fixed and "reg" in model.get_params():
+        if _free_reg(model, fixed):
             model.set_params(reg=float(params.get("reg", reg)))
         return model
     raise ValueError(f"unknown method {method!r}; expected one of {METHODS}.")
