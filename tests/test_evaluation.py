@@ -617,6 +617,19 @@ def test_scorers_refuse_dimensions_the_embedding_lacks(embedding, scorer, kwargs
         scorer(Z_tr, y_tr, Z_te, y_te, dims, **kwargs)
 
 
+def test_fusion_scorer_refuses_bad_arguments(embedding):
+    from graphdr.evaluation.fusion import fusion_error_by_dimension
+
+    Z_tr, y_tr, Z_te, y_te = embedding
+    kinds = np.array(["regular"] * 8)
+    with pytest.raises(ValueError, match=r"dims must be integers in 1\.\.8"):
+        fusion_error_by_dimension(Z_tr, y_tr, Z_te, y_te, [9], kinds, "ncc")
+    with pytest.raises(ValueError, match="rule must be 'ncc' or 'knn'"):
+        fusion_error_by_dimension(Z_tr, y_tr, Z_te, y_te, [1], kinds, "svm")
+    with pytest.raises(ValueError, match="k=0 must be an integer in 1..160"):
+        fusion_error_by_dimension(Z_tr, y_tr, Z_te, y_te, [1], kinds, "knn", k=0)
+
+
 def test_svm_and_knn_argument_errors(embedding):
     Z_tr, y_tr, Z_te, y_te = embedding
     with pytest.raises(ValueError, match="dims must be integers in 1..8"):

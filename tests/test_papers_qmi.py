@@ -11,6 +11,7 @@ from sklearn.base import clone
 from sklearn.datasets import make_classification
 
 from graphdr.datasets import load, save_npz
+from graphdr.evaluation.fusion import fusion_error_by_dimension
 from graphdr.evaluation.splits import stratified_halves, stratified_kfold
 from graphdr.kernels import reuse_kernels
 from graphdr.methods import KQMI, LPP_GE, LQMI
@@ -164,7 +165,9 @@ def test_fusion_errors_match_the_fusion_classifier(data, fold):
     emb = fold.embedding(fitted)
     dims = [1, 2, 4]
     for rule in ("ncc", "knn"):
-        errs = qs.fusion_errors(emb, y_tr, y_te, dims, rule, theta=1.0, k=3)
+        errs = fusion_error_by_dimension(
+            emb.train, y_tr, emb.test, y_te, dims, emb.kinds, rule, theta=1.0, k=3
+        )
         for e, d in zip(errs, dims, strict=True):
             clf = FusionDistanceClassifier(1.0, rule, 3, kinds=fitted.feature_kinds_)
             pred = clf.fit(emb.train[:, :d], y_tr).predict(emb.test[:, :d])

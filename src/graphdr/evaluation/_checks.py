@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 
@@ -34,3 +36,28 @@ def check_labels(y, n, what="y"):
     if y.shape[0] != n:
         raise ValueError(f"{what} has {y.shape[0]} labels but the data has {n} samples.")
     return y
+
+
+def check_dims(dims, n_columns: int) -> None:
+    """Raise unless ``dims`` is a non-empty sequence of integers in ``1..n_columns``."""
+    values = np.asarray(dims)
+    if (
+        values.ndim != 1
+        or values.size == 0
+        or not np.issubdtype(values.dtype, np.integer)
+        or values.min() < 1
+        or values.max() > n_columns
+    ):
+        raise ValueError(
+            f"dims must be integers in 1..{n_columns} (the embedding has {n_columns} columns: "
+            f"a dimension is a number of leading columns), got {values.tolist()}."
+        )
+
+
+def check_k(k, n_train: int) -> None:
+    """Raise unless ``k`` is an integer in ``1..n_train`` (the voting neighbours)."""
+    if not (isinstance(k, numbers.Integral) and 1 <= k <= n_train):
+        raise ValueError(
+            f"k={k!r} must be an integer in 1..{n_train}: the neighbours that vote are training "
+            "samples."
+        )

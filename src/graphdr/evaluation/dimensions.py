@@ -9,6 +9,8 @@ dimensions; each returns one value per entry of ``dims``, in that order:
 * :func:`knn_error_by_dimension` -- k-NN error, uniform vote (:func:`knn_vote`; paper 001);
 * :func:`svm_error_by_dimension` -- libsvm error and the fits stopped at :data:`SVM_MAX_ITER`
   (paper 001);
+* :func:`graphdr.evaluation.fusion.fusion_error_by_dimension` -- CKFD's own fusion-distance
+  rule (paper 001; a module of its own, as it needs the kernel Fisher family);
 * :func:`one_nn_accuracy_by_dimension` -- 1-NN accuracy (paper 003), from
   :func:`one_nn_accuracy`, the score of one embedding at its full dimension;
 * :func:`loo_one_nn_error` -- leave-one-out 1-NN error of points among themselves (paper 001's
@@ -23,11 +25,12 @@ lowest training index), so exact and near ties can go differently.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from collections.abc import Sequence
 
 import numpy as np
+
+from graphdr.evaluation._checks import check_dims, check_k
 
 __all__ = [
     "SVM_MAX_ITER",
@@ -41,34 +44,10 @@ __all__ = [
 ]
 
 
-def _check_dims(dims, n_columns: int) -> None:
-    """Raise unless ``dims`` is a non-empty sequence of integers in ``1..n_columns``."""
-    values = np.asarray(dims)
-    if (
-        values.ndim != 1
-        or values.size == 0
-        or not np.issubdtype(values.dtype, np.integer)
-        or values.min() < 1
-        or values.max() > n_columns
-    ):
-        raise ValueError(
-            f"dims must be integers in 1..{n_columns} (the embedding has {n_columns} columns: "
-            f"a dimension is a number of leading columns), got {values.tolist()}."
-        )
-
-
-def _check_k(k, n_train: int) -> None:
-    if not (isinstance(k, numbers.Integral) and 1 <= k <= n_train):
-        raise ValueError(
-            f"k={k!r} must be an integer in 1..{n_train}: the neighbours that vote are training "
-            "samples."
-        )
-
-
 def ncc_error_by_dimension(Z_train, y_train, Z_test, y_test, dims) -> np.ndarray:
     """Nearest class centroid error for the leading ``d`` columns, each d in ``dims`` (ties:
     the first class, as scikit-learn's ``NearestCentroid``)."""
-    _check_dims(dims, Z_train.shape[1])
+    check_dims(dims, Z_train.shape[1])
     classes, codes = np.unique(y_train, return_inverse=True)
     means = np.stack([Z_train[codes == c].mean(axis=0) for c in range(classes.size)])
     d2 = np.cumsum((Z_test[:, None, :] - means[None, :, :]) ** 2, axis=2)
@@ -78,8 +57,8 @@ def ncc_error_by_dimension(Z_train, y_train, Z_test, y_test, dims) -> np.ndarray
 def knn_error_by_dimension(Z_train, y_train, Z_test, y_test, dims, k: int = 3) -> np.ndarray:
     """k-NN error (uniform vote, ties to the smallest class label as scikit-learn's) for the
     leading ``d`` columns; squared distances are accumulated column by column."""
-    _check_dims(dims, Z_train.shape[1])
-    _check_k(k, Z_train.shape[0])
+    check_dims(dims, Z_train.shape[1])
+    check_k(k, Z_train.shape[0])
     classes, codes = np.unique(y_train, return_inverse=True)
     wanted = set(dims)
     d2 = np.zeros((Z_test.shape[0], Z_train.shape[0]))
@@ -112,7 +91,7 @@ def svm_error_by_dimension(
 ):
     """libsvm (scikit-learn ``SVC``) error for each leading dimension in ``dims``, and the
     number of those fits that stopped at :data:`SVM_MAX_ITER`."""
-    _check_dims(dims, Z_train.shape[1])
+    check_dims(dims, Z_train.shape[1])
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.svm import SVC
 
@@ -155,7 +134,7 @@ def one_nn_accuracy_by_dimension(
     Z_train, y_train, Z_test, y_test, dims: Sequence[int]
 ) -> np.ndarray:
     """1-NN accuracy on the leading ``d`` columns of ONE embedding, for each ``d`` in ``dims``."""
-    _check_dims(dims, np.shape(Z_train)[1])
+    check_dims(dims, np.shape(Z_train)[1])
     return np.array([one_nn_accuracy(Z_train[:, :d], y_train, Z_test[:, :d], y_test) for d in dims])
 
 

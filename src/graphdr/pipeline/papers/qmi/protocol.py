@@ -10,7 +10,8 @@ graph is not a function of the kernel's eigenvectors), the only second decomposi
 methods (LQMI, LDA, PCA, supervised LPP) are fitted as they are (D x D problems). Every
 classifier then scores every requested dimension of each embedding, which is fitted once at its
 largest dimension (smaller dimensions are leading columns): the scorers of
-:mod:`graphdr.evaluation.dimensions`, and CKFD's own fusion-distance rule (:func:`fusion_errors`).
+:mod:`graphdr.evaluation.dimensions`, and CKFD's own fusion-distance rule
+(:func:`graphdr.evaluation.fusion.fusion_error_by_dimension`).
 The folds are :func:`graphdr.evaluation.splits.stratified_kfold`'s (``repeats`` x ``folds``).
 
 That the shared fold gives each estimator's own result, with one decomposition, is tested
@@ -31,10 +32,10 @@ import scipy.linalg
 from graphdr.datasets.prepared import load_npz
 from graphdr.evaluation.dimensions import (
     knn_error_by_dimension,
-    knn_vote,
     ncc_error_by_dimension,
     svm_error_by_dimension,
 )
+from graphdr.evaluation.fusion import fusion_error_by_dimension
 from graphdr.evaluation.splits import stratified_kfold
 from graphdr.kernels import (
     center_kernel_test,
@@ -53,7 +54,7 @@ from graphdr.methods.graph_embedding import (
     PCA_GE,
     KernelGraphEmbedding,
 )
-from graphdr.methods.kernel_fisher import CKFD, fusion_distances
+from graphdr.methods.kernel_fisher import CKFD
 from graphdr.methods.qmi import KQMI, LQMI, QMIGraph
 from graphdr.pipeline import io
 from graphdr.pipeline.papers.qmi.settings import (
@@ -246,23 +247,6 @@ def dimension_grid(max_dim: int, dense: int, step: float = 1.5) -> list[int]:
     return dims
 
 
-def fusion_errors(emb: Embedding, y_train, y_test, dims, rule: str, theta: float, k: int = 3):
-    """CKFD's own rule: nearest centroid / k-NN with the fusion distance (Yang et al.)."""
-    classes, codes = np.unique(y_train, return_inverse=True)
-    errors = []
-    for d in dims:
-        kinds = emb.kinds[:d]
-        if rule == "ncc":
-            refs = np.stack([emb.train[codes == c, :d].mean(axis=0) for c in range(classes.size)])
-            g = fusion_distances(emb.test[:, :d], refs, kinds, theta)
-            pred = np.argmin(g, axis=1)
-        else:
-            g = fusion_distances(emb.test[:, :d], emb.train[:, :d], kinds, theta)
-            pred = knn_vote(g, codes, k, classes.size)
-        errors.append(np.mean(classes[pred] != y_test))
-    return np.array(errors)
-
-
 # --------------------------------------------------------------------------------------------
 # One fold, one dataset
 # --------------------------------------------------------------------------------------------
@@ -384,7 +368,9 @@ def fold_errors(X_train, y_train, X_test, y_test, cfg: Mapping) -> tuple[pd.Data
 def _errors(method, emb, clf, y_train, y_test, dims, cfg):
     Z_tr, Z_te = emb.train, emb.test
     if method == "CKFD" and clf in ("ncc", "knn") and cfg.get("ckfd_fusion", True):
-        return fusion_errors(emb, y_train, y_test, dims, clf, cfg["ckfd_theta"], cfg["k"])
+        return fusion_error_by_dimension(
+            Z_tr, y_train, Z_te, y_test, dims, emb.kinds, clf, cfg["ckfd_theta"], cfg["k"]
+        )
     if clf == "ncc":
         return ncc_error_by_dimension(Z_tr, y_train, Z_te, y_test, dims)
     if clf == "knn":
