@@ -331,8 +331,8 @@ def test_cv_grid_with_relative_width_and_a_nested_method(faces_file, tmp_path):
     within-class distance) against a loop written out here, and cv on a nested method."""
     from sklearn.model_selection import StratifiedKFold
 
+    from graphdr.kernels import mean_distance
     from graphdr.methods import MMPA
-    from graphdr.methods.elastic import auto_sigma
 
     data = faces_like()
     train, test = per_class_split(data.y, random_state=0, train_fraction=0.5)
@@ -340,7 +340,7 @@ def test_cv_grid_with_relative_width_and_a_nested_method(faces_file, tmp_path):
     Xtr, Xte, ytr = (data.X[train] - mean) @ V, (data.X[test] - mean) @ V, data.y[train]
     D2 = ((Xtr[:, None] - Xtr[None]) ** 2).sum(-1)
     same = (ytr[:, None] == ytr[None]) & ~np.eye(len(ytr), dtype=bool)
-    unit = auto_sigma(D2, same)
+    unit = mean_distance(D2, same)
     assert dee_protocol.within_class_distance(Xtr, ytr) == pytest.approx(unit, rel=1e-12)
     params = {"max_iter": 20, "random_state": 0}
     best, best_score = None, -1.0

@@ -592,6 +592,17 @@ def gamma_from_sigma(sigma: float) -> float:
     return 1.0 / (2.0 * float(sigma) ** 2)
 
 
+def mean_distance(D2: np.ndarray, mask: np.ndarray) -> float:
+    """Mean Euclidean distance over the pairs in ``mask`` of the squared distances ``D2`` (1
+    when no such distance is positive). Paper 003 (sec. 4.4) sets MMPA's heat-kernel widths to
+    the mean intra- and inter-class distances (``MMPA(t_within="auto", t_between="auto")``);
+    DEE's and DSNE's ``sigma="auto"`` use the mean intra-class distance the same way
+    (reconstructed), and so do paper 003's cross-validated relative widths."""
+    d = np.sqrt(D2[mask])
+    d = d[d > 0]
+    return float(d.mean()) if d.size else 1.0
+
+
 def resolve_gamma(gamma, X) -> float:
     """The numeric kernel ``gamma`` for training data ``X`` (N x D).
 

@@ -33,7 +33,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 from graphdr._numba import njit, numba  # numba only through _numba: per-user cache dir
 from graphdr._threads import limit_threads
 from graphdr._validation import check_n_classes, check_n_components
-from graphdr.kernels import squared_distances
+from graphdr.kernels import mean_distance, squared_distances
 from graphdr.methods._elastic_kernels import (
     dsne_objective,
     elastic_objective,
@@ -86,15 +86,6 @@ def _same_class_pairs(codes: np.ndarray) -> np.ndarray:
     same = codes[:, None] == codes[None, :]
     np.fill_diagonal(same, False)
     return same
-
-
-def auto_sigma(D2: np.ndarray, mask: np.ndarray) -> float:
-    """Mean Euclidean distance over the pairs in ``mask`` (1 if none is positive). Paper 003
-    (sec. 4.4) sets MMPA's heat-kernel widths to the mean intra-/inter-class distances; DEE's and
-    DSNE's ``sigma="auto"`` use the mean intra-class distance the same way (reconstructed)."""
-    d = np.sqrt(D2[mask])
-    d = d[d > 0]
-    return float(d.mean()) if d.size else 1.0
 
 
 def _normalise(W: np.ndarray) -> np.ndarray:
@@ -598,7 +589,7 @@ class DEE(_LinearElastic):
         _warn_if_unbounded(Z, codes)
         D2 = squared_distances(Z)
         same = _same_class_pairs(codes)
-        self.sigma_ = auto_sigma(D2, same) if self.sigma == "auto" else float(self.sigma)
+        self.sigma_ = mean_distance(D2, same) if self.sigma == "auto" else float(self.sigma)
         Wp = within_class_gaussian_weights(D2, codes, self.sigma_)
         repulsion = between_class_weights(D2, codes, self.repulsive)
         del D2, same
@@ -705,7 +696,7 @@ class DSNE(_LinearElastic):
     def _problem(self, Z, codes, d=2):
         D2 = squared_distances(Z)
         same = _same_class_pairs(codes)
-        self.sigma_ = auto_sigma(D2, same) if self.sigma == "auto" else float(self.sigma)
+        self.sigma_ = mean_distance(D2, same) if self.sigma == "auto" else float(self.sigma)
         P, const = dsne_affinities(D2, codes, self.sigma_)
         del D2, same
         if _use_gram(Z.shape[0], d):

@@ -13,7 +13,7 @@ import numpy as np
 
 from graphdr._validation import check_positive_int, check_positive_real
 from graphdr.graphs import dense_laplacian_quadratic
-from graphdr.kernels import squared_distances
+from graphdr.kernels import mean_distance, squared_distances
 from graphdr.methods.common_vectors import LinearSpectralBase
 from graphdr.solvers import eigh_generalized, flip_signs
 
@@ -137,16 +137,9 @@ class MMPA(LinearSpectralBase):
         D2 = squared_distances(Z)
         same = codes[:, None] == codes[None, :]
         np.fill_diagonal(same, False)
-        self.t_within_ = _auto_width(D2, same) if self.t_within == "auto" else self.t_within
+        self.t_within_ = mean_distance(D2, same) if self.t_within == "auto" else self.t_within
         other = codes[:, None] != codes[None, :]
-        self.t_between_ = _auto_width(D2, other) if self.t_between == "auto" else self.t_between
+        self.t_between_ = mean_distance(D2, other) if self.t_between == "auto" else self.t_between
         return min_max_patch_weights(
             D2, codes, self.n_within, self.n_between, self.t_within_, self.t_between_
         )
-
-
-def _auto_width(D2: np.ndarray, mask: np.ndarray) -> float:
-    """Mean Euclidean distance over the masked pairs (1 when none is positive)."""
-    d = np.sqrt(D2[mask])
-    d = d[d > 0]
-    return float(d.mean()) if d.size else 1.0
