@@ -290,6 +290,25 @@ def test_kda_solvers_equal_the_subset_solver(scatter, solver):
         KDA(eigen_solver="qr").fit(X, y)
 
 
+@pytest.mark.parametrize("Est", [KDA, KSDA])
+def test_a_reg_grid_reuses_the_denominator_and_gives_the_fresh_fits(Est):
+    """Inside reuse_kernels, fits at several reg on one kernel compute K C K once and give,
+    bit for bit, the fits made outside the block (what AKDA's cross-validation relies on)."""
+    from graphdr.kernels import reuse_kernels
+
+    X, y = _data()
+    regs = (1e-3, 1e-1, 1e-3)
+    fresh = [Est(gamma=GAMMA, reg=r).fit(X, y) for r in regs]
+    with reuse_kernels() as store:
+        shared = [Est(gamma=GAMMA, reg=r).fit(X, y) for r in regs]
+    # computed once each: the kernel and K C K; every later fit finds both
+    assert (store.misses, store.hits) == (2, 2 * (len(regs) - 1))
+    for a, b in zip(fresh, shared, strict=True):
+        np.testing.assert_array_equal(a.dual_coef_, b.dual_coef_)
+        np.testing.assert_array_equal(a.eigenvalues_, b.eigenvalues_)
+    np.testing.assert_array_equal(shared[0].dual_coef_, shared[2].dual_coef_)
+
+
 def test_akda_simultaneously_diagonalises_the_three_scatters():
     X, y = _data()
     K = rbf_kernel(X, gamma=GAMMA)

@@ -43,6 +43,7 @@ from graphdr.kernels import (
     eigh_centred_kernel,
     pairwise_kernel,
     resolve_gamma,
+    reusable,
 )
 from graphdr.solvers import flip_signs, lowrank_pairs_cholesky
 
@@ -617,10 +618,15 @@ def between_class_kernel_factor(K: np.ndarray, labels: np.ndarray, counts: np.nd
     return M * np.sqrt(counts.astype(K.dtype))
 
 
+@reusable
 def denominator_kernel_scatter(
     K: np.ndarray, labels: np.ndarray, counts: np.ndarray, scatter: str
 ) -> np.ndarray:
     """Right-hand side of the KDA/KSDA eigenproblem, ``K C K`` for the chosen scatter.
+
+    Inside :func:`graphdr.kernels.reuse_kernels` a second call with the same kernel, partition
+    and scatter returns a copy of the first result (a selection grid over ``reg`` refits on one
+    kernel and partition: the N x N SYRK is the largest product of such a fit).
 
     * ``"gram"``: ``K K`` (methods.md section 5; ``C = I``);
     * ``"total"``: ``K (I - 11^T/N) K = K K - (K1)(K1)^T / N`` (eq. 20);
