@@ -136,6 +136,36 @@ def test_friedman_and_average_ranks_match_scipy():
     )
 
 
+def _written(values) -> np.ndarray:
+    """Values as a results file holds them (ten significant digits)."""
+    return np.array([float(f"{v:.10g}") for v in values])
+
+
+def test_ties_split_by_rounding_stay_ties():
+    """Error rates equal in exact arithmetic (k / n, computed in different orders or written at
+    ten significant digits) must rank, test and count wins as ties: the tests' outcome may not
+    depend on the last digits of the results file (on the old exact-equality ties the
+    Wilcoxon statistic and the Friedman ranks below moved)."""
+    rng = np.random.default_rng(0)
+    k = rng.integers(1, 60, size=(12, 4))
+    exact = 100.0 * k / 69.0  # the errors of four methods on 12 datasets of 69 test samples
+    noisy = 100.0 * (k / 3.0) / 23.0  # the same numbers by another route: a few ulps apart
+    assert not np.array_equal(exact, noisy)
+    for other in (noisy, _written(exact.ravel()).reshape(exact.shape)):
+        assert lstats.average_ranks(other, higher_is_better=False).tolist() == (
+            lstats.average_ranks(exact, higher_is_better=False).tolist()
+        )
+        assert lstats.friedman(other) == lstats.friedman(exact)
+        for j in (1, 2, 3):
+            assert lstats.wilcoxon_paired(other[:, 0], other[:, j]) == (
+                lstats.wilcoxon_paired(exact[:, 0], exact[:, j])
+            )
+    # the gaps themselves: tied where equal, and distinct values keep their order
+    gaps = np.array([1.0, 1.0 + 1e-12, 2.0, 2.0 - 1e-13, 3.0])
+    expected = [1.0, 1.0, 2.0 - 1e-13, 2.0 - 1e-13, 3.0]
+    np.testing.assert_array_equal(lstats.merge_ties(gaps, 3.0), expected)
+
+
 def test_holm_step_down_on_a_textbook_example():
     # p = (0.01, 0.04, 0.03, 0.005): sorted 0.005*4, 0.01*3, 0.03*2, 0.04*1 -> monotone max
     assert lstats.holm([0.01, 0.04, 0.03, 0.005]).tolist() == pytest.approx(

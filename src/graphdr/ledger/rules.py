@@ -183,7 +183,8 @@ def _winners(
 ) -> list[str]:
     """Methods tied with the best on one dataset: the best mean, and every method its paired
     test over the dataset's splits (Holm-corrected) cannot separate from it or whose gap is at
-    most ``margin``. One split: only exact ties (1e-12 relative) and the margin share the win.
+    most ``margin``. One split: only ties (:data:`graphdr.ledger.stats.TIE_RTOL` of the scale: the
+    precision of the results files) and the margin share the win.
     Methods absent from the dataset are left out; the others are compared on the splits all of
     them have (:func:`_shared_splits`)."""
     part = _shared_splits(part)
@@ -194,7 +195,8 @@ def _winners(
     wide = part.pivot_table(index="split", columns="method", values="value")
     if len(wide) < 2:
         scale = max(abs(means[best]), 1.0)
-        return [m for m in methods if m in close or abs(means[m] - means[best]) <= 1e-12 * scale]
+        tol = stats.TIE_RTOL * scale
+        return [m for m in methods if m in close or abs(means[m] - means[best]) <= tol]
     others = [m for m in methods if m != best]
     pairs = [wide[[best, m]].dropna() for m in others]
     ps = [

@@ -16,12 +16,14 @@ import numpy as np
 from scipy import stats
 
 __all__ = [
+    "TIE_RTOL",
     "Test",
     "average_ranks",
     "friedman",
     "holm",
     "log_rate_test",
     "mcnemar_exact",
+    "merge_ties",
     "min_wilcoxon_p",
     "spearman",
     "wilcoxon_paired",
@@ -41,21 +43,53 @@ class Test:
         return f"{self.name}: statistic {self.statistic:.4g}, p = {self.p:.3g}, n = {self.n}"
 
 
+#: Values closer than this, relative to their scale, are one value. The results files carry ten
+#: significant digits (``%.10g``), so two values equal in exact arithmetic (two methods with
+#: the same errors, two datasets with the same gap) can differ there by about 1e-9 of their
+#: scale, depending on how each was computed and written; ranks, ties and "no difference" must
+#: not depend on that.
+TIE_RTOL = 1e-8
+
+
+def merge_ties(values, scale: float) -> np.ndarray:
+    """``values`` with each run of values within ``TIE_RTOL * scale`` of the previous one (in
+    sorted order) set to the run's smallest: ties that rounding split become exact ties for
+    ``scipy.stats.rankdata``. Values farther apart are returned unchanged."""
+    v = np.asarray(values, dtype=float)
+    order = np.argsort(v, kind="stable")
+    s = v[order]
+    merged = s.copy()
+    tol = TIE_RTOL * scale
+    for i in range(1, s.size):
+        if s[i] - s[i - 1] <= tol:
+            merged[i] = merged[i - 1]
+    out = np.empty_like(v)
+    out[order] = merged
+    return out
+
+
+def _row_scale(values: np.ndarray) -> float:
+    return max(float(np.max(np.abs(values))) if values.size else 0.0, 1.0)
+
+
 def wilcoxon_paired(a, b) -> Test:
     """Wilcoxon signed-rank test of paired values ``a`` vs ``b`` (two-sided, exact when scipy
-    can). Pairs with a zero difference are dropped (Wilcoxon's rule); when every pair is equal
-    the test is undefined and we return ``p = 1`` (nothing distinguishes the two)."""
+    can). Pairs whose difference is within :data:`TIE_RTOL` of the values' scale are equal and
+    dropped (Wilcoxon's rule), and differences that close to each other are tied
+    (:func:`merge_ties`); when every pair is equal the test is undefined and we return
+    ``p = 1`` (nothing distinguishes the two)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if a.shape != b.shape or a.ndim != 1:
         raise ValueError(
             f"paired values must be two 1-D arrays of one length, got {a.shape} and {b.shape}."
         )
     d = a - b
-    scale = max(float(np.max(np.abs(np.concatenate([a, b])))) if a.size else 0.0, 1.0)
-    nonzero = np.abs(d) > 1e-12 * scale  # round-off is not a difference
+    scale = _row_scale(np.concatenate([a, b]))
+    nonzero = np.abs(d) > TIE_RTOL * scale  # rounding is not a difference
     if not nonzero.any():
         return Test("Wilcoxon signed-rank", 0.0, 1.0, int(a.size))
     d = d[nonzero]
+    d = np.sign(d) * merge_ties(np.abs(d), scale)
     tied = d.size <= _PERMUTATION_MAX_N and np.unique(np.abs(d)).size < d.size
     if tied:  # scipy would enumerate the 2**n sign flips with permutation_test: same p, faster
         statistic, p = _signed_rank_exact_tied(d)
@@ -141,13 +175,20 @@ def spearman(x, y) -> Test:
     return Test("Spearman rank correlation", float(res.statistic), float(res.pvalue), int(x.size))
 
 
+def _merge_row_ties(m: np.ndarray) -> np.ndarray:
+    """Each row (block) with its values within :data:`TIE_RTOL` of the row's scale tied."""
+    return np.array([merge_ties(row, _row_scale(row)) for row in m]).reshape(m.shape)
+
+
 def friedman(matrix) -> Test:
-    """Friedman test over blocks (rows) of k >= 3 methods (columns)."""
+    """Friedman test over blocks (rows) of k >= 3 methods (columns); values of a block within
+    :data:`TIE_RTOL` of its scale are tied."""
     m = np.asarray(matrix, dtype=float)
     if m.ndim != 2 or m.shape[1] < 3:
         raise ValueError(
             f"Friedman needs a blocks x methods matrix with at least 3 methods, got shape {m.shape}."
         )
+    m = _merge_row_ties(m)
     if m.shape[0] < 2 or np.all(np.ptp(m, axis=1) == 0):
         return Test("Friedman", 0.0, 1.0, int(m.shape[0]))
     res = stats.friedmanchisquare(*m.T)
@@ -155,8 +196,9 @@ def friedman(matrix) -> Test:
 
 
 def average_ranks(matrix, *, higher_is_better: bool) -> np.ndarray:
-    """Average rank of each column over the rows (1 = best; ties share their mean rank)."""
-    m = np.asarray(matrix, dtype=float)
+    """Average rank of each column over the rows (1 = best; ties, within :data:`TIE_RTOL` of
+    the row's scale, share their mean rank)."""
+    m = _merge_row_ties(np.asarray(matrix, dtype=float))
     ranked = stats.rankdata(-m if higher_is_better else m, axis=1)
     return ranked.mean(axis=0)
 
