@@ -21,6 +21,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from graphdr import ledger
 from graphdr.methods import KDA_NGEU, KMFA_NGEU, KPCA_NGEU, LDA_GEU, MFA_GEU, PCA_GEU
 from graphdr.pipeline import splits as split_files
+from graphdr.pipeline.claims import write_results
 from graphdr.pipeline.papers.ngeu import protocol as ngeu
 from graphdr.pipeline.papers.ngeu import report as ngeu_report
 
@@ -412,8 +413,8 @@ def test_results_frame_has_the_ledger_units(tmp_path):
     assert list(toy_rows["value"]) == [3.0, 15.0]
     # deterministic bytes
     path1, path2 = tmp_path / "r1.csv", tmp_path / "r2.csv"
-    ngeu_report.write_results(frame, path1)
-    ngeu_report.write_results(ngeu_report.results_frame(tables, METHODS, toy, variants), path2)
+    write_results(frame, path1)
+    write_results(ngeu_report.results_frame(tables, METHODS, toy, variants), path2)
     assert path1.read_bytes() == path2.read_bytes()
     back = pd.read_csv(path1, dtype={"split": str, "dimension": str}, keep_default_na=False)
     pd.testing.assert_series_equal(back["value"], frame["value"], check_names=False)

@@ -178,6 +178,26 @@ def _write(root: Path, files: dict[str, str]) -> None:
         path.write_text(text)
 
 
+def test_results_frames_sort_numbers_as_numbers_and_write_one_way(tmp_path):
+    import pandas as pd
+
+    from graphdr.pipeline.claims import sort_results, write_results
+
+    frame = pd.DataFrame(
+        {"study": ["s"] * 5, "method": ["B", "A", "A", "A", "A"]}
+        | {"split": ["1", "10", "9", "", "x"], "value": [1.0, 2.0, 1 / 3, 4.0, 5.0]}
+    )
+    by_number = sort_results(frame, ["study", "method", "split"])
+    # empty and non-numeric splits first in their given order, then 9 before 10; B after A
+    assert list(by_number["split"]) == ["", "x", "9", "10", "1"]
+    assert list(by_number.index) == list(range(5))
+    as_text = sort_results(frame, ["study", "method", "split"], numeric=())
+    assert list(as_text["split"]) == ["", "10", "9", "x", "1"]
+    path = tmp_path / "r.csv"
+    write_results(by_number, path)
+    assert path.read_text().splitlines()[3] == "s,A,9,0.3333333333"  # values as %.10g
+
+
 def test_code_closure_follows_imports_not_parents_or_strings(tmp_path):
     _write(
         tmp_path,

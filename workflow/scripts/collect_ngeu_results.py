@@ -5,6 +5,7 @@ By hand: `python workflow/scripts/collect_ngeu_results.py` runs the example job 
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
+from graphdr.pipeline.claims import write_results
 from graphdr.pipeline.papers.ngeu import report as ngeu_report
 
 with job("collect_ngeu_results") as snakemake:
@@ -14,4 +15,4 @@ with job("collect_ngeu_results") as snakemake:
         snakemake.input.get("figure3"),
         snakemake.params.variants,
     )
-    ngeu_report.write_results(frame, snakemake.output.results)
+    write_results(frame, snakemake.output.results)

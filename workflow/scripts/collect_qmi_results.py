@@ -5,14 +5,13 @@ By hand: `python workflow/scripts/collect_qmi_results.py` runs the example job b
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
+from graphdr.pipeline.claims import write_results
 from graphdr.pipeline.papers.qmi import report as qmi
 
 with job("collect_qmi_results") as snakemake:
-    qmi.write_results(
-        {
-            study: {**spec, "runs": {label: files for label, *files in spec["runs"]}}
-            for study, spec in snakemake.params.studies.items()
-        },
-        snakemake.output.csv,
-        visual=dict(zip(snakemake.params.visual_labels, snakemake.input.visual, strict=True)),
-    )
+    studies = {
+        study: {**spec, "runs": {label: files for label, *files in spec["runs"]}}
+        for study, spec in snakemake.params.studies.items()
+    }
+    visual = dict(zip(snakemake.params.visual_labels, snakemake.input.visual, strict=True))
+    write_results(qmi.results_frame(studies, visual=visual), snakemake.output.csv)

@@ -15,12 +15,23 @@ from graphdr import ledger
 from graphdr.ledger import scorecard
 from graphdr.pipeline import io
 
-__all__ = ["MEASURED_STUDIES", "build_scorecard", "judge_paper", "write_results"]
+__all__ = ["MEASURED_STUDIES", "build_scorecard", "judge_paper", "sort_results", "write_results"]
 
 #: Studies of a results frame that hold wall-clock measurements: they go to
 #: ``<paper>_results_timing.csv`` (the project's "timing" naming convention: bytes change run to
 #: run), everything else to ``<paper>_results.csv`` (byte-identical run to run).
 MEASURED_STUDIES = ("timing", "toy_timing", "equivalence_timing")
+
+
+def sort_results(frame: pd.DataFrame, keys, numeric=("split",)) -> pd.DataFrame:
+    """A results frame in a deterministic row order: a stable sort by ``keys``, where the
+    columns in ``numeric`` sort by their number ("10" after "9"; text that is no number, such as
+    an empty split, first), the others as text. The index is reset."""
+    ordered = frame.assign(
+        **{f"_{c}": pd.to_numeric(frame[c], errors="coerce").fillna(-1) for c in numeric}
+    )
+    ordered = ordered.sort_values([f"_{k}" if k in numeric else k for k in keys], kind="stable")
+    return ordered.drop(columns=[f"_{c}" for c in numeric]).reset_index(drop=True)
 
 
 def write_results(frame: pd.DataFrame, path, timing_path=None) -> None:

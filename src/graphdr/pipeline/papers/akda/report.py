@@ -17,7 +17,7 @@ import pandas as pd
 
 from graphdr import ledger, reporting
 from graphdr.pipeline import io
-from graphdr.pipeline.claims import write_results
+from graphdr.pipeline.claims import sort_results, write_results
 from graphdr.pipeline.papers.akda.columns import METHODS
 
 __all__ = ["GROUPS", "akda_tables", "results_frame"]
@@ -406,7 +406,7 @@ def results_frame(
         rows += _equivalence_timing_rows(_read(equivalence_timing), variant)
     frame = pd.DataFrame(rows, columns=[*ledger.RESULT_COLUMNS, *RESULT_EXTRA])
     keys = ["study", "variant", "dataset", "method", "reference", "metric", "split"]
-    return frame.sort_values(keys, kind="stable").reset_index(drop=True)
+    return sort_results(frame, keys, numeric=())  # splits "<condition>/<class>" sort as text
 
 
 def _ap_rows(base: Mapping, ap: np.ndarray, *, prefix: str) -> list[dict]:

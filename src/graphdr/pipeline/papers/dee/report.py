@@ -55,6 +55,7 @@ import pandas as pd
 from graphdr import reporting
 from graphdr.ledger import PRIMARY, RESULT_COLUMNS
 from graphdr.pipeline import io
+from graphdr.pipeline.claims import sort_results
 from graphdr.pipeline.papers.dee.optimisers import start_records
 
 __all__ = [
@@ -715,18 +716,6 @@ def _complete_variants(frame: pd.DataFrame) -> pd.DataFrame:
 # ---- the frame ---------------------------------------------------------------------------------
 
 
-def _sorted(frame: pd.DataFrame) -> pd.DataFrame:
-    key = ["study", "variant", "dataset", "method", "metric", "classifier", "dimension", "split"]
-    out = frame.copy()
-    # numeric order of dimensions and splits ("10" after "9"), then text
-    for c in ("dimension", "split"):
-        out[f"_{c}"] = pd.to_numeric(out[c], errors="coerce").fillna(-1)
-    out = out.sort_values(
-        [k if k not in ("dimension", "split") else f"_{k}" for k in key], kind="stable"
-    )
-    return out.drop(columns=["_dimension", "_split"]).reset_index(drop=True)
-
-
 def results_frame(
     *,
     optimizer_runs: Mapping[tuple[str, str, str], tuple] | None = None,
@@ -748,4 +737,5 @@ def results_frame(
     parts = [p for p in parts if len(p)]
     if not parts:
         return pd.DataFrame(columns=list(RESULT_COLUMNS))
-    return _sorted(pd.concat(parts, ignore_index=True))
+    key = ["study", "variant", "dataset", "method", "metric", "classifier", "dimension", "split"]
+    return sort_results(pd.concat(parts, ignore_index=True), key, numeric=("dimension", "split"))

@@ -16,7 +16,9 @@ import numpy as np
 import pandas as pd
 
 from graphdr import reporting
+from graphdr.ledger import RESULT_COLUMNS, stats
 from graphdr.pipeline import io
+from graphdr.pipeline.claims import sort_results
 from graphdr.pipeline.papers.ngeu.protocol import (
     PRIMARY,
     RAW_METHODS,
@@ -33,7 +35,6 @@ __all__ = [
     "results_frame",
     "select",
     "toy_directions",
-    "write_results",
     "write_toy_record",
 ]
 
@@ -85,10 +86,8 @@ def paired_tests(
     (baseline, method) of the table, task and split: both test accuracies
     (%), the gain, and the exact McNemar p-value on that split's test samples; then, per task
     with several splits, the mean gain ± std over splits and the two-sided Wilcoxon signed-rank
-    p-value over the splits' accuracies (``scipy.stats``; the ledger decides the claims with the
-    same tests, ``docs/claims.md``)."""
-    from scipy.stats import binomtest, wilcoxon
-
+    p-value over the splits' accuracies: the ledger's own tests (:mod:`graphdr.ledger.stats`,
+    from ``scipy.stats``), with which it decides the claims (``docs/claims.md``)."""
     names = {spec["label"]: n for n, spec in methods.items()}
     rows = []
     for files in tasks.values():
@@ -111,8 +110,7 @@ def paired_tests(
             gains = []
             for fold, part in both.groupby("fold", sort=True):
                 x, z = part["correct"].to_numpy() > 0, part["correct_base"].to_numpy() > 0
-                n01, n10 = int(np.sum(x & ~z)), int(np.sum(~x & z))
-                p = binomtest(n01, n01 + n10, 0.5).pvalue if n01 + n10 else 1.0
+                p = stats.mcnemar_exact(x, z).p
                 gain = 100.0 * (x.mean() - z.mean())
                 gains.append((100.0 * x.mean(), 100.0 * z.mean()))
                 rows.append(
@@ -124,7 +122,7 @@ def paired_tests(
             if len(gains) > 1:
                 m, v = np.array(gains).T
                 diff = m - v
-                p = wilcoxon(m, v).pvalue if np.any(diff != 0) else 1.0
+                p = stats.wilcoxon_paired(m, v).p
                 rows.append(
                     {"variant": run, "dataset": files["label"], "method": method_label}
                     | {"versus": base_label, "split": f"all {len(gains)} (mean ± std)"}
@@ -490,7 +488,9 @@ def results_frame(
             for graph, angle in sorted(run["angle_degrees"].items()):
                 variant = PRIMARY if rule == first else f"solver={rule}"
                 row("figure3", variant, "toy", graph, "", "1", "", "angle_degrees", angle)
-    frame = pd.concat([pd.DataFrame(rows, columns=list(COLUMNS)), *frames], ignore_index=True)
+    frame = pd.concat(
+        [pd.DataFrame(rows, columns=list(RESULT_COLUMNS)), *frames], ignore_index=True
+    )
     for study, run, rerun_datasets in reruns:  # the datasets a sensitivity run does not re-run
         kept = (
             (frame["study"] == study)
@@ -498,22 +498,8 @@ def results_frame(
             & ~frame["dataset"].isin(rerun_datasets)
         )
         frame = pd.concat([frame, frame[kept].assign(variant=run)], ignore_index=True)
-    order = pd.to_numeric(frame["split"], errors="coerce").fillna(-1)
-    frame = frame.assign(_order=order).sort_values(
-        ["study", "variant", "dataset", "method", "metric", "_order", "split"], kind="stable"
-    )
-    return frame.drop(columns="_order").reset_index(drop=True)
-
-
-COLUMNS = (
-    "paper", "study", "variant", "dataset", "method", "classifier", "dimension", "split",
-    "metric", "value",
-)  # fmt: skip
-
-
-def write_results(frame: pd.DataFrame, path: str | os.PathLike) -> None:
-    """The results frame as CSV with deterministic bytes (sorted rows, values as ``%.10g``)."""
-    io.write_csv(frame.assign(value=frame["value"].map(lambda v: f"{v:.10g}")), path)
+    keys = ["study", "variant", "dataset", "method", "metric", "split"]
+    return sort_results(frame, keys, numeric=("split",))
 
 
 # ---- Figure 3 ---------------------------------------------------------------------------------

@@ -26,13 +26,13 @@ import pandas as pd
 
 from graphdr import reporting
 from graphdr.pipeline import io
+from graphdr.pipeline.claims import sort_results
 from graphdr.pipeline.papers.qmi import settings as qp
 from graphdr.pipeline.papers.qmi.settings import DEFAULTS, protocol
 
 __all__ = [
     "DEFAULTS",
     "results_frame",
-    "write_results",
     "min_error_table",
     "protocol",
     "classifier_table",
@@ -286,7 +286,7 @@ def results_frame(studies: Mapping[str, Mapping], visual: Mapping | None = None)
                         "dimension": frame["dim"].astype(str),
                         "split": frame["fold"].astype(int).astype(str),
                         "metric": frame["metric"],
-                        "value": frame["value"].round(10),
+                        "value": frame["value"],
                     }
                 )
             )
@@ -338,21 +338,12 @@ def results_frame(studies: Mapping[str, Mapping], visual: Mapping | None = None)
                     "dimension": "2",
                     "split": sc["split"].astype(int).astype(str),
                     "metric": "loo_1nn_error",
-                    "value": sc["loo_1nn_error"].round(10),
+                    "value": sc["loo_1nn_error"],
                 }
             )
         )
-    out = pd.concat(parts, ignore_index=True)
     keys = ["study", "variant", "metric", "classifier", "dataset", "method", "split"]
-    order = out["split"].astype(int)
-    return out.assign(_o=order).sort_values([*keys[:-1], "_o"], kind="stable").drop(columns="_o")
-
-
-def write_results(studies: Mapping[str, Mapping], output, visual=None) -> pd.DataFrame:
-    """:func:`results_frame`, written as CSV (deterministic bytes)."""
-    frame = results_frame(studies, visual)
-    io.write_csv(frame, output)
-    return frame
+    return sort_results(pd.concat(parts, ignore_index=True), keys, numeric=("split",))
 
 
 # ---- figures ---------------------------------------------------------------------------------
