@@ -107,6 +107,29 @@ def test_nn_uncertainty_is_beta_times_distance_squared():
     assert not NearestNeighborUncertainty(beta=0.0).fit(X).sample_variance_.any()
 
 
+def test_new_points_are_searched_once_inside_reuse_kernels(monkeypatch):
+    """A grid fits models of several beta on one training part and transforms one test part
+    with each: inside reuse_kernels each neighbour search runs once, and every variance equals
+    the one computed outside the block."""
+    from graphdr.kernels import reuse_kernels
+
+    rng = np.random.default_rng(3)
+    X, X_new = rng.normal(size=(40, 5)), rng.normal(size=(15, 5))
+    fresh = [NearestNeighborUncertainty(b).fit(X).sample_variance(X_new) for b in (0.1, 0.5)]
+    calls = []
+    real = unc.nearest_neighbor_distances
+    monkeypatch.setattr(
+        unc, "nearest_neighbor_distances", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
+    with reuse_kernels():
+        shared = [
+            NearestNeighborUncertainty(b).fit(X).sample_variance(X_new) for b in (0.1, 0.5, 0.1)
+        ]
+    assert len(calls) == 2  # the training part's search and the new points' search, once each
+    for a, b in zip(fresh + fresh[:1], shared, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
 def test_diagonal_uncertainty_is_beta_times_the_neighbour_difference_squared():
     """Per feature: ``beta^2 (x_ik - x_n(i)k)^2`` with the neighbour from a brute-force search
     (cdist); the row sums are the isotropic variances (same neighbour, same total)."""

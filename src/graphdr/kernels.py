@@ -370,9 +370,14 @@ def eigh_centred_kernel(Kc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return s, U
 
 
+def _copied(value):
+    return tuple(v.copy() for v in value) if isinstance(value, tuple) else value.copy()
+
+
 def reusable(function):
-    """Decorator: ``function`` (a pure function of its arguments returning a new array) takes
-    part in :func:`reuse_kernels`. A call inside another reusable call is not stored twice."""
+    """Decorator: ``function`` (a pure function of its arguments returning a new array, or a
+    tuple of new arrays) takes part in :func:`reuse_kernels`. A call inside another reusable
+    call is not stored twice."""
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
@@ -385,13 +390,13 @@ def reusable(function):
             return function(*args, **kwargs)
         cached = store.get(key)
         if cached is not None:
-            return cached.copy()
+            return _copied(cached)
         token = _REUSE.set(None)  # inner reusable calls (the Dirac case) are not stored again
         try:
             value = function(*args, **kwargs)
         finally:
             _REUSE.reset(token)
-        store.put(key, value.copy())
+        store.put(key, _copied(value))
         return value
 
     return wrapper
