@@ -663,6 +663,11 @@ def test_log_rate_test_side_follows_the_rank_sums():
     assert side == 1
     assert test.p == pytest.approx(sps.wilcoxon(np.log(values)).pvalue)
     assert lstats.log_rate_test([0.5, 2.0])[1] == 0
+    # rates of exactly 1 are no difference: the side is taken on the ranks the test uses, where
+    # +1, +2 and -3 balance (ranked with the four zeros, +1 and +2 would outweigh -3)
+    rates = np.exp([0.0, 0.0, 0.0, 0.0, 1.0, 2.0, -3.0])
+    test, side = lstats.log_rate_test(rates)
+    assert side == 0 and test.n == 7
 
 
 def test_top_set_share_reads_most_experiments_as_a_majority():

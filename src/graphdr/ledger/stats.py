@@ -72,6 +72,16 @@ def _row_scale(values: np.ndarray) -> float:
     return max(float(np.max(np.abs(values))) if values.size else 0.0, 1.0)
 
 
+def _signed_differences(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The differences ``a - b`` the signed-rank test ranks: those within :data:`TIE_RTOL` of
+    the values' scale dropped (no difference), the others with near-equal magnitudes tied
+    (:func:`merge_ties`)."""
+    d = a - b
+    scale = _row_scale(np.concatenate([a, b]))
+    d = d[np.abs(d) > TIE_RTOL * scale]  # rounding is not a difference
+    return np.sign(d) * merge_ties(np.abs(d), scale)
+
+
 def wilcoxon_paired(a, b) -> Test:
     """Wilcoxon signed-rank test of paired values ``a`` vs ``b`` (two-sided, exact when scipy
     can). Pairs whose difference is within :data:`TIE_RTOL` of the values' scale are equal and
@@ -83,13 +93,9 @@ def wilcoxon_paired(a, b) -> Test:
         raise ValueError(
             f"paired values must be two 1-D arrays of one length, got {a.shape} and {b.shape}."
         )
-    d = a - b
-    scale = _row_scale(np.concatenate([a, b]))
-    nonzero = np.abs(d) > TIE_RTOL * scale  # rounding is not a difference
-    if not nonzero.any():
+    d = _signed_differences(a, b)
+    if not d.size:
         return Test("Wilcoxon signed-rank", 0.0, 1.0, int(a.size))
-    d = d[nonzero]
-    d = np.sign(d) * merge_ties(np.abs(d), scale)
     tied = d.size <= _PERMUTATION_MAX_N and np.unique(np.abs(d)).size < d.size
     if tied:  # scipy would enumerate the 2**n sign flips with permutation_test: same p, faster
         statistic, p = _signed_rank_exact_tied(d)
@@ -102,11 +108,12 @@ def log_rate_test(rates) -> tuple[Test, int]:
     """Wilcoxon signed-rank test of positive rates (speed-ups, ratios) against 1, on their
     logarithms (a ratio is symmetric there: 2x and 0.5x are equally far from 1). Returns the
     test and its side: +1 when the positive log-rates carry the larger rank sum (R+ > R-), -1
-    when the negative ones do, 0 when they balance."""
+    when the negative ones do, 0 when they balance, on the ranks the test used (rates within
+    :data:`TIE_RTOL` of 1 dropped, near-equal ones tied)."""
     logs = np.log(np.asarray(rates, dtype=float))
     test = wilcoxon_paired(logs, np.zeros_like(logs))
-    signed = np.sign(logs) * stats.rankdata(np.abs(logs))
-    return test, int(np.sign(signed.sum()))
+    d = _signed_differences(logs, np.zeros_like(logs))  # the ranks the test used
+    return test, int(np.sign(np.sum(np.sign(d) * stats.rankdata(np.abs(d)))))
 
 
 #: scipy's ``wilcoxon(method="auto")`` computes the exact null distribution by enumerating the
