@@ -390,9 +390,10 @@ def results_frame(
     A table with ``variant_of: {study, variant}`` (config ``tables.<name>.variant_of``: Table I
     with USPS at 2000 training images on the full kernel grid) is a sensitivity run of that
     study: its primary rows go in as study ``study`` under variant ``variant`` (its own
-    kernel-fixed and sensitivity selections are left out), and the study's primary rows of the datasets it does not re-run
-    are copied under the variant, so the ledger judges every claim of the study on it; a method
-    the run leaves out stays absent under it, and the claims on that method are not judged there.
+    kernel-fixed and sensitivity selections are left out), and the study's primary rows of the
+    datasets it does not re-run are copied under the variant, so the ledger judges every claim
+    of the study on it; a method the run leaves out stays absent under it, and the claims on
+    that method are not judged there.
 
     ``figure3``: the record of :func:`write_toy_record`; rows ``angle_degrees`` (study
     ``figure3``, dataset ``toy``, method ``LDA`` / ``MFA``: the angle between the GE and NGEU
