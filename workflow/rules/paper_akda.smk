@@ -27,12 +27,12 @@ rule run_akda_method:
         runtime=resource("run_akda_method", "runtime"),
     params:
         n_per_class=lambda w: AKDA["conditions"][w.condition],
-        cv=akda_cv,
+        cv=lambda w: akda_plan.dataset_cv(AKDA, w.dataset),
         reg=AKDA.get("reg"),
         seed=AKDA.get("seed"),
         estimators=AKDA.get("estimators", {}),
         sensitivity=AKDA.get("sensitivity", {}),
-        draws=lambda w: akda_draws(w.dataset, w.condition),
+        draws=lambda w: akda_plan.draws(AKDA, w.dataset, w.condition),
     script:
         "../scripts/run_akda_method.py"
 
@@ -72,14 +72,16 @@ if AKDA_GROUPED:
             runtime=resource("run_akda_group", "runtime"),
         params:
             methods=AKDA_GROUPED,
-            skipped=akda_group_skipped,
+            skipped=lambda w: akda_plan.group_skipped(
+                AKDA, w.dataset, w.condition, AKDA_GROUPED
+            ),
             n_per_class=lambda w: AKDA["conditions"][w.condition],
-            cv=akda_cv,
+            cv=lambda w: akda_plan.dataset_cv(AKDA, w.dataset),
             reg=AKDA.get("reg"),
             seed=AKDA.get("seed"),
             estimators=AKDA.get("estimators", {}),
             sensitivity=AKDA.get("sensitivity", {}),
-            draws=lambda w: akda_draws(w.dataset, w.condition),
+            draws=lambda w: akda_plan.draws(AKDA, w.dataset, w.condition),
         script:
             "../scripts/run_akda_group.py"
 
@@ -98,7 +100,7 @@ rule write_akda_tables:
     output:
         tables=[
             reported(f, "akda", "Tables") if f.endswith(".csv") else f
-            for f in akda_table_files()
+            for f in map(figures, akda_plan.table_files(AKDA))
         ],
         runs=results("tables/akda/akda_runs.csv"),
         # the claims ledger's results frame; its MEASURED rows (timing) change every run
@@ -116,8 +118,8 @@ rule write_akda_tables:
         mem_mb=memory("write_akda_tables"),
         runtime=resource("write_akda_tables", "runtime"),
     params:
-        cells=[list(cell) for cell in akda_cells()],
-        skipped=akda_skipped(),
+        cells=[list(cell) for cell in akda_plan.cells(AKDA)],
+        skipped=akda_plan.skipped(AKDA),
         labels={
             d: config["datasets"][d].get("label", d) for d in AKDA.get("datasets", [])
         },

@@ -61,7 +61,7 @@ rule select_ngeu_models:
         runtime=resource("select_ngeu_models", "runtime"),
     params:
         methods=ngeu_task_methods,
-        grid=lambda w: ngeu_task_grid(w.task),
+        grid=lambda w: ngeu_plan.task_grid(NGEU, w.task),
         k=NGEU.get("knn_k", 1),
         seed=NGEU.get("seed", 0),
     script:

@@ -66,7 +66,7 @@ PRIMARY = "primary"
 #: validation, test) are 2.4 GB; the select_ngeu_models resource counts this bound in (config)
 KERNEL_REUSE_BYTES = 2 << 30
 #: a sensitivity copy of a method is named ``<method>@<variant>`` (``KDA_GE@solver=positive``;
-#: workflow/rules/common_ngeu.smk, ``ngeu_expand_variants``)
+#: graphdr.pipeline.papers.ngeu.plan, ``expand_variants``)
 VARIANT_SEP = "@"
 
 
