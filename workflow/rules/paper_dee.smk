@@ -32,7 +32,7 @@ rule run_dee_optimizer:
     params:
         estimator=lambda w: study_of(w)["estimator"],
         params=lambda w: study_of(w).get("params", {}),
-        starts=dee_study_starts,
+        starts=lambda w: dee_plan.study_starts(study_of(w), w.dataset),
     script:
         "../scripts/run_dee_optimizer.py"
 
@@ -159,7 +159,9 @@ rule run_dee_recognition:
         mem_mb=memory("run_dee_recognition"),
         runtime=resource("run_dee_recognition", "runtime"),
     params:
-        run=dee_recognition_params,
+        run=lambda w: dee_plan.recognition_params(
+            DEE_RECOGNITION, w.dataset, w.dee_method
+        ),
     script:
         "../scripts/run_dee_recognition.py"
 
@@ -203,7 +205,7 @@ rule write_dee_recognition:
     params:
         runs=lambda w: [[d, m, f] for (d, m), f in dee_recognition_runs().items()],
         caption=DEE_RECOGNITION.get("caption", ""),
-        report_caption=dee_recognition_caption(),
+        report_caption=dee_plan.recognition_caption(DEE_RECOGNITION, config["datasets"]),
     script:
         "../scripts/write_dee_recognition.py"
 
@@ -267,8 +269,8 @@ rule plot_dee_visualisation:
             [m, f]
             for (_, m), f in dee_embedding_runs([w.dataset], variants=False).items()
         ],
-        dataset=lambda w: dee_label(w.dataset),
-        report_caption=dee_visualisation_caption(),
+        dataset=lambda w: dee_plan.dataset_label(config["datasets"], w.dataset),
+        report_caption=dee_plan.visualisation_caption(DEE_VISUALISATION),
     script:
         "../scripts/plot_dee_visualisation.py"
 
@@ -302,7 +304,7 @@ rule write_dee_visualisation:
     params:
         runs=lambda w: [[d, m, f] for (d, m), f in dee_embedding_runs().items()],
         caption=DEE_VISUALISATION.get("caption", ""),
-        report_caption=dee_visualisation_caption(),
+        report_caption=dee_plan.visualisation_caption(DEE_VISUALISATION),
     script:
         "../scripts/write_dee_visualisation.py"
 
@@ -350,7 +352,7 @@ rule collect_dee_results:
         runtime=resource("collect_dee_results", "runtime"),
     params:
         optimizer_runs=lambda w: dee_result_optimizer_runs(),
-        baseline=dee_result_baseline(),
+        baseline=dee_plan.result_baseline(STUDIES),
         recognition_runs=lambda w: dee_result_recognition_runs(),
         embedding_runs=lambda w: dee_result_embedding_runs(),
     script:

@@ -19,7 +19,7 @@ rule run_qmi_sweep:
     benchmark:
         results("benchmarks/run_qmi_sweep/{qmi_study}/{dataset}.tsv")
     wildcard_constraints:
-        qmi_study=_alternatives(QMI_PER_DATASET_STUDIES),
+        qmi_study=_alternatives(qmi_plan.per_dataset_studies(QMI)),
     priority: qmi_sweep_priority
     conda:
         "../../envs/compute.yaml"
@@ -28,7 +28,7 @@ rule run_qmi_sweep:
         mem_mb=memory("run_qmi_sweep"),
         runtime=resource("run_qmi_sweep", "runtime"),
     params:
-        protocol=lambda w: qmi_protocol(w.qmi_study),
+        protocol=lambda w: qmi_plan.protocol(QMI, w.qmi_study),
     script:
         "../scripts/run_qmi_sweep.py"
 
@@ -37,11 +37,11 @@ rule run_qmi_sweep:
 # the same files as rule run_qmi_sweep's, the same computation, one Python start-up (about 2.5
 # CPU-s, a third of a short sensitivity study's CPU) instead of one per dataset. Its priority
 # is run_qmi_sweep's `priority_by` of the study's name (a long study's one job starts early).
-for _study in QMI_ONE_JOB_STUDIES:
+for _study in qmi_plan.one_job_studies(QMI):
 
     rule:
         name:
-            qmi_one_job_rule(_study)
+            qmi_plan.one_job_rule(_study)
         input:
             prepared=expand(
                 rules.prepare_dataset.output.prepared,
@@ -64,7 +64,7 @@ for _study in QMI_ONE_JOB_STUDIES:
             mem_mb=memory("run_qmi_sweep"),
             runtime=resource("run_qmi_sweep", "runtime"),
         params:
-            protocol=qmi_protocol(_study),
+            protocol=qmi_plan.protocol(QMI, _study),
         script:
             "../scripts/run_qmi_sweep.py"
 
@@ -86,7 +86,7 @@ rule write_qmi_table:
         results("benchmarks/write_qmi_table/{qmi_study}_{qmi_classifier}.tsv")
     wildcard_constraints:
         qmi_study=_alternatives(QMI_STUDIES),
-        qmi_classifier=_alternatives(qmi_classifiers()),
+        qmi_classifier=_alternatives(qmi_plan.classifiers(QMI)),
     localrule: True
     conda:
         "../../envs/plot.yaml"
@@ -96,7 +96,7 @@ rule write_qmi_table:
         runtime=resource("write_qmi_table", "runtime"),
     params:
         runs=lambda w: qmi_runs(w.qmi_study),
-        protocol=lambda w: qmi_protocol(w.qmi_study),
+        protocol=lambda w: qmi_plan.protocol(QMI, w.qmi_study),
         name=lambda w: QMI_STUDIES[w.qmi_study]["tables"][w.qmi_classifier],
     script:
         "../scripts/write_qmi_table.py"
@@ -197,7 +197,7 @@ rule plot_qmi_curves:
         runtime=resource("plot_qmi_curves", "runtime"),
     params:
         runs=lambda w: qmi_runs(w.qmi_study),
-        protocol=lambda w: qmi_protocol(w.qmi_study),
+        protocol=lambda w: qmi_plan.protocol(QMI, w.qmi_study),
         classifier=lambda w: QMI_STUDIES[w.qmi_study]["curves"],
     script:
         "../scripts/plot_qmi_curves.py"
@@ -228,7 +228,7 @@ rule plot_qmi_visualisation:
         mem_mb=memory("plot_qmi_visualisation"),
         runtime=resource("plot_qmi_visualisation", "runtime"),
     params:
-        protocol=lambda w: qmi_visual_protocol(w.dataset),
+        protocol=lambda w: qmi_plan.visual_protocol(QMI, w.dataset),
         title=lambda w: qmi_label(w.dataset),
     script:
         "../scripts/plot_qmi_visualisation.py"
