@@ -34,6 +34,16 @@ def full_config():
     return yaml.safe_load((ROOT / "config/config.yaml").read_text(encoding="utf-8"))
 
 
+def committed(paper: str, config: dict):
+    """(plan, section, results frame) of the full configuration, after checking that every
+    output the plan names is committed under paper_figures/."""
+    plan, section = load_plan(paper), config["papers"][paper]
+    outputs = plan.outputs(section)
+    assert outputs and all((ROOT / "paper_figures" / f).is_file() for f in outputs)
+    frame = pd.read_csv(ROOT / f"paper_figures/{paper}/{paper}_results.csv", low_memory=False)
+    return plan, section, frame
+
+
 @pytest.mark.parametrize("paper", PAPERS)
 def test_a_plan_imports_only_the_standard_library(paper):
     tree = ast.parse((ROOT / "src/graphdr/pipeline/papers" / paper / "plan.py").read_text())
@@ -114,12 +124,8 @@ def test_akda_outputs_follow_the_conditions_and_the_toy():
 
 
 def test_akda_full_plan_names_the_committed_outputs(full_config):
-    plan = load_plan("akda")
-    section = full_config["papers"]["akda"]
-    outputs = plan.outputs(section)
-    assert outputs and all((ROOT / "paper_figures" / f).is_file() for f in outputs)
+    plan, section, frame = committed("akda", full_config)
     # the results frame holds a primary MAP of exactly the cells the plan runs
-    frame = pd.read_csv(ROOT / "paper_figures/akda/akda_results.csv", low_memory=False)
     primary = frame[(frame["study"] == "map") & (frame["variant"] == "primary")]
     ran = set(zip(primary["collection"], primary["condition"], primary["method"], strict=True))
     cells = set(plan.cells(section))
@@ -196,13 +202,9 @@ def test_ngeu_outputs_follow_the_tables_and_the_toy():
 
 
 def test_ngeu_full_plan_names_the_committed_outputs(full_config):
-    plan = load_plan("ngeu")
-    section = full_config["papers"]["ngeu"]
-    outputs = plan.outputs(section)
-    assert outputs and all((ROOT / "paper_figures" / f).is_file() for f in outputs)
+    plan, section, frame = committed("ngeu", full_config)
     # every method the plan selects on a task has rows (under its label) in the results frame,
     # and every sensitivity copy's variant too
-    frame = pd.read_csv(ROOT / "paper_figures/ngeu/ngeu_results.csv", low_memory=False)
     for task in section["tasks"]:
         chosen = plan.task_methods(section, task)
         assert {spec.get("label", name) for name, spec in chosen.items()} <= set(frame["method"])
