@@ -24,9 +24,9 @@ from graphdr.evaluation.splits import (
     stratified_shuffle_splits,
 )
 from graphdr.methods import AKDA
-from graphdr.pipeline.claims import write_results
 from graphdr.pipeline.papers.akda import protocol as akda
 from graphdr.pipeline.papers.akda import report as akda_report
+from graphdr.pipeline.results import write_results
 
 
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])

@@ -11,8 +11,8 @@ import pytest
 
 from graphdr import ledger
 from graphdr.pipeline import io
-from graphdr.pipeline.claims import write_results
 from graphdr.pipeline.papers.dee import report as dee_report
+from graphdr.pipeline.results import write_results
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAIMS = ROOT / "config" / "references" / "dee_claims.csv"

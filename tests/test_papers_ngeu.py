@@ -21,9 +21,9 @@ from sklearn.neighbors import KNeighborsClassifier
 from graphdr import ledger
 from graphdr.methods import KDA_NGEU, KMFA_NGEU, KPCA_NGEU, LDA_GEU, MFA_GEU, PCA_GEU
 from graphdr.pipeline import splits as split_files
-from graphdr.pipeline.claims import write_results
 from graphdr.pipeline.papers.ngeu import protocol as ngeu
 from graphdr.pipeline.papers.ngeu import report as ngeu_report
+from graphdr.pipeline.results import write_results
 
 
 def _split(y, spec):

@@ -181,7 +181,7 @@ def _write(root: Path, files: dict[str, str]) -> None:
 def test_results_frames_sort_numbers_as_numbers_and_write_one_way(tmp_path):
     import pandas as pd
 
-    from graphdr.pipeline.claims import sort_results, write_results
+    from graphdr.pipeline.results import sort_results, write_results
 
     frame = pd.DataFrame(
         {"study": ["s"] * 5, "method": ["B", "A", "A", "A", "A"]}

@@ -5,8 +5,8 @@ By hand: `python workflow/scripts/dee_report.py` runs the example job below (doc
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.claims import write_results
 from graphdr.pipeline.papers.dee import report as dee_report
+from graphdr.pipeline.results import write_results
 
 with job("collect_dee_results") as snakemake:
     p = snakemake.params

@@ -5,8 +5,8 @@ By hand: `python workflow/scripts/collect_ngeu_results.py` runs the example job 
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.claims import write_results
 from graphdr.pipeline.papers.ngeu import report as ngeu_report
+from graphdr.pipeline.results import write_results
 
 with job("collect_ngeu_results") as snakemake:
     frame = ngeu_report.results_frame(

@@ -5,8 +5,8 @@ By hand: `python workflow/scripts/collect_qmi_results.py` runs the example job b
 
 from _bootstrap import job  # first: thread counts before numpy loads, this checkout's src/
 
-from graphdr.pipeline.claims import write_results
 from graphdr.pipeline.papers.qmi import report as qmi
+from graphdr.pipeline.results import write_results
 
 with job("collect_qmi_results") as snakemake:
     studies = {

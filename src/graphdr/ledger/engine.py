@@ -28,7 +28,7 @@ from graphdr.ledger.rules import (
     equivalence_holds,
     judge_rule,
 )
-from graphdr.ledger.vocabulary import NOT_CHECKED, Claim, Judgement
+from graphdr.ledger.vocabulary import NOT_CHECKED, PRIMARY, RESULT_COLUMNS, Claim, Judgement
 
 __all__ = [
     "CLAIM_COLUMNS",
@@ -42,7 +42,6 @@ __all__ = [
     "sensitivity_table",
 ]
 
-PRIMARY = "primary"
 KINDS = ("number", "ordering", "count", "rate", "shape", "equivalence")
 CLAIM_COLUMNS = (
     "claim", "study", "kind", "source", "statement", "subject", "versus", "metric", "better",
@@ -50,10 +49,6 @@ CLAIM_COLUMNS = (
     "reason", "covariate",
 )  # fmt: skip
 REQUIRED_CLAIM_COLUMNS = ("claim", "study", "kind", "source", "statement", "rule", "status")
-RESULT_COLUMNS = (
-    "paper", "study", "variant", "dataset", "method", "classifier", "dimension", "split",
-    "metric", "value",
-)  # fmt: skip
 VERDICT_COLUMNS = (
     "paper", "claim", "variant", "study", "kind", "source", "statement", "rule", "verdict",
     "ours", "paper_value", "test", "statistic", "p_value", "n", "evidence",

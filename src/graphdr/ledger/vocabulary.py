@@ -1,10 +1,13 @@
-"""The one vocabulary of verdicts, and the claim and judgement records of the ledger."""
+"""The one vocabulary of verdicts, the columns of a results frame, and the claim and judgement
+records of the ledger (no rule, no test: the papers' reports import it to write their frames)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 __all__ = [
+    "PRIMARY",
+    "RESULT_COLUMNS",
     "EQUIVALENT",
     "NOT_CHECKED",
     "NO_DIFFERENCE",
@@ -16,6 +19,14 @@ __all__ = [
     "Judgement",
     "combine",
 ]
+
+#: the variant of a results row that is the paper's setting (the others are sensitivity runs)
+PRIMARY = "primary"
+#: the columns every paper's tidy results frame has (``<paper>_results.csv``)
+RESULT_COLUMNS = (
+    "paper", "study", "variant", "dataset", "method", "classifier", "dimension", "split",
+    "metric", "value",
+)  # fmt: skip
 
 REPRODUCED = "reproduced"
 PARTLY = "partly reproduced"

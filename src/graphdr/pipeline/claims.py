@@ -13,43 +13,8 @@ import pandas as pd
 
 from graphdr import ledger
 from graphdr.ledger import scorecard
-from graphdr.pipeline import io
 
-__all__ = ["MEASURED_STUDIES", "build_scorecard", "judge_paper", "sort_results", "write_results"]
-
-#: Studies of a results frame that hold wall-clock measurements: they go to
-#: ``<paper>_results_timing.csv`` (the project's "timing" naming convention: bytes change run to
-#: run), everything else to ``<paper>_results.csv`` (byte-identical run to run).
-MEASURED_STUDIES = ("timing", "toy_timing", "equivalence_timing")
-
-
-def sort_results(frame: pd.DataFrame, keys, numeric=("split",)) -> pd.DataFrame:
-    """A results frame in a deterministic row order: a stable sort by ``keys``, where the
-    columns in ``numeric`` sort by their number ("10" after "9"; text that is no number, such as
-    an empty split, first), the others as text. The index is reset."""
-    ordered = frame.assign(
-        **{f"_{c}": pd.to_numeric(frame[c], errors="coerce").fillna(-1) for c in numeric}
-    )
-    ordered = ordered.sort_values([f"_{k}" if k in numeric else k for k in keys], kind="stable")
-    return ordered.drop(columns=[f"_{c}" for c in numeric]).reset_index(drop=True)
-
-
-def write_results(frame: pd.DataFrame, path, timing_path=None) -> None:
-    """Write a paper's results frame (fixed float format, deterministic bytes); rows of the
-    :data:`MEASURED_STUDIES` go to ``timing_path`` (required when there are any)."""
-    measured = frame["study"].isin(MEASURED_STUDIES)
-    if measured.any() and timing_path is None:
-        raise ValueError(
-            f"the results frame has {int(measured.sum())} measured rows (studies {MEASURED_STUDIES}) but no timing path to write them to."
-        )
-    io.write_text(
-        frame[~measured].to_csv(index=False, lineterminator="\n", float_format="%.10g"), path
-    )
-    if timing_path is not None:
-        io.write_text(
-            frame[measured].to_csv(index=False, lineterminator="\n", float_format="%.10g"),
-            timing_path,
-        )
+__all__ = ["build_scorecard", "judge_paper"]
 
 
 def judge_paper(

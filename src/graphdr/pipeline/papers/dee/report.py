@@ -53,10 +53,10 @@ import numpy as np
 import pandas as pd
 
 from graphdr import reporting
-from graphdr.ledger import PRIMARY, RESULT_COLUMNS
+from graphdr.ledger.vocabulary import PRIMARY, RESULT_COLUMNS
 from graphdr.pipeline import io
-from graphdr.pipeline.claims import sort_results
 from graphdr.pipeline.papers.dee.optimisers import start_records
+from graphdr.pipeline.results import sort_results
 
 __all__ = [
     "equal_accuracy_table",

@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from graphdr import reporting
-from graphdr.ledger import RESULT_COLUMNS, stats
+from graphdr.ledger.stats import mcnemar_exact, wilcoxon_paired
+from graphdr.ledger.vocabulary import RESULT_COLUMNS
 from graphdr.pipeline import io
-from graphdr.pipeline.claims import sort_results
 from graphdr.pipeline.papers.ngeu.protocol import (
     PRIMARY,
     RAW_METHODS,
@@ -26,6 +26,7 @@ from graphdr.pipeline.papers.ngeu.protocol import (
     select,
     split_variant,
 )
+from graphdr.pipeline.results import sort_results
 
 __all__ = [
     "grid_edges",
@@ -110,7 +111,7 @@ def paired_tests(
             gains = []
             for fold, part in both.groupby("fold", sort=True):
                 x, z = part["correct"].to_numpy() > 0, part["correct_base"].to_numpy() > 0
-                p = stats.mcnemar_exact(x, z).p
+                p = mcnemar_exact(x, z).p
                 gain = 100.0 * (x.mean() - z.mean())
                 gains.append((100.0 * x.mean(), 100.0 * z.mean()))
                 rows.append(
@@ -122,7 +123,7 @@ def paired_tests(
             if len(gains) > 1:
                 m, v = np.array(gains).T
                 diff = m - v
-                p = stats.wilcoxon_paired(m, v).p
+                p = wilcoxon_paired(m, v).p
                 rows.append(
                     {"variant": run, "dataset": files["label"], "method": method_label}
                     | {"versus": base_label, "split": f"all {len(gains)} (mean ± std)"}

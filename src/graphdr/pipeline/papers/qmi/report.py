@@ -26,9 +26,9 @@ import pandas as pd
 
 from graphdr import reporting
 from graphdr.pipeline import io
-from graphdr.pipeline.claims import sort_results
 from graphdr.pipeline.papers.qmi import settings as qp
 from graphdr.pipeline.papers.qmi.settings import DEFAULTS, protocol
+from graphdr.pipeline.results import sort_results
 
 __all__ = [
     "DEFAULTS",
