@@ -284,10 +284,10 @@ def test_dee_full_plan_runs_are_in_the_results_frame(full_config):
     plan = load_plan("dee")
     frame = pd.read_csv(ROOT / "paper_figures/dee/dee_results.csv", low_memory=False)
     section = full_config["papers"]["dee"]
+    shown = set(zip(frame["variant"], frame["dataset"], frame["method"], strict=True))
     for part in ("recognition", "visualisation"):
         runs = plan.runs(section[part], full_config["datasets"])
         assert runs
-        shown = set(zip(frame["variant"], frame["dataset"], frame["method"], strict=True))
         assert {(r.variant, r.dataset_label, r.base_label) for r in runs} <= shown
 
 

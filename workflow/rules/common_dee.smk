@@ -23,28 +23,29 @@ def dee_estimator_code(section, module):
     return get
 
 
+def dee_run_file(path, run):
+    """The file of one recognition / visualisation run (a rule's output pattern)."""
+    return path.format(dataset=run.dataset, dee_method=run.method)
+
+
+def dee_run_files(section, path, datasets=None, variants=True):
+    """(dataset label, method label) -> run file, datasets then methods in config order;
+    `variants=False` leaves out the sensitivity runs (the figures show the paper's methods).
+    """
+    runs = dee_plan.runs(section, config["datasets"], only=datasets, variants=variants)
+    return {(r.dataset_label, r.label): dee_run_file(path, r) for r in runs}
+
+
 def dee_recognition_runs():
-    """(dataset label, method label) -> run CSV, datasets then methods in config order."""
-    return {
-        (r.dataset_label, r.label): rules.run_dee_recognition.output.scores.format(
-            dataset=r.dataset, dee_method=r.method
-        )
-        for r in dee_plan.runs(DEE_RECOGNITION, config["datasets"])
-    }
+    """(dataset label, method label) -> run CSV of Figure 11."""
+    return dee_run_files(DEE_RECOGNITION, rules.run_dee_recognition.output.scores)
 
 
 def dee_embedding_runs(datasets=None, variants=True):
-    """(dataset label, method label) -> embedding npz of the visualisation; `variants=False`
-    leaves out the sensitivity runs (the figures show the paper's methods only)."""
-    runs = dee_plan.runs(
-        DEE_VISUALISATION, config["datasets"], only=datasets, variants=variants
+    """(dataset label, method label) -> embedding npz of Figures 7-10."""
+    return dee_run_files(
+        DEE_VISUALISATION, rules.run_dee_embedding.output.embedding, datasets, variants
     )
-    return {
-        (r.dataset_label, r.label): rules.run_dee_embedding.output.embedding.format(
-            dataset=r.dataset, dee_method=r.method
-        )
-        for r in runs
-    }
 
 
 def dee_study_threads(wildcards):
@@ -60,7 +61,7 @@ def dee_result_optimizer_runs():
     """[variant, dataset label, optimiser label, npz, timing json] of every DEE study run."""
     runs = []
     for study, spec in dee_plan.optimizer_studies(STUDIES).items():
-        variant = spec.get("variant", "primary")
+        variant = spec.get("variant", dee_plan.PRIMARY)
         for (dataset, optimizer), files in study_runs(Namespace(study=study)).items():
             runs.append([variant, dataset, optimizer, *files])
     return runs
@@ -71,12 +72,7 @@ def dee_result_runs(section, path):
     recognition or visualisation run: a method with `variant` is a sensitivity run of its
     `variant_of` method (DEE (λ=10) -> method DEE, variant lam=10)."""
     return [
-        [
-            r.variant,
-            r.dataset_label,
-            r.base_label,
-            path.format(dataset=r.dataset, dee_method=r.method),
-        ]
+        [r.variant, r.dataset_label, r.base_label, dee_run_file(path, r)]
         for r in dee_plan.runs(section, config["datasets"])
     ]
 
