@@ -198,6 +198,30 @@ def test_results_frames_sort_numbers_as_numbers_and_write_one_way(tmp_path):
     assert path.read_text().splitlines()[3] == "s,A,9,0.3333333333"  # values as %.10g
 
 
+def test_result_rows_and_frames_share_the_ledgers_columns_in_order():
+    import pandas as pd
+
+    from graphdr.ledger.vocabulary import RESULT_COLUMNS
+    from graphdr.pipeline.results import result_frame, result_row
+
+    row = result_row("p", "s", "primary", "d", "m", "acc", 1, split="0", reference="KDA")
+    assert list(row) == [*RESULT_COLUMNS, "reference"]
+    assert row["value"] == 1.0 and isinstance(row["value"], float)
+    assert (row["classifier"], row["dimension"]) == ("", "")
+    by_rows = result_frame([row], extra=("reference",))
+    assert list(by_rows.columns) == [*RESULT_COLUMNS, "reference"]
+    by_columns = result_frame(
+        paper="p", study="s", variant="primary", dataset="d", method=pd.Series(["m", "n"]),
+        split=["0", "1"], metric="acc", value=[1.0, 2.0],
+    )  # fmt: skip
+    assert list(by_columns.columns) == list(RESULT_COLUMNS)
+    assert by_columns[["method", "split", "dimension"]].values.tolist() == [
+        ["m", "0", ""], ["n", "1", ""],
+    ]  # fmt: skip
+    empty = result_frame()
+    assert empty.empty and list(empty.columns) == list(RESULT_COLUMNS)
+
+
 def test_code_closure_follows_imports_not_parents_or_strings(tmp_path):
     _write(
         tmp_path,

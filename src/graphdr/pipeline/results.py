@@ -11,14 +11,51 @@ from __future__ import annotations
 
 import pandas as pd
 
+from graphdr.ledger.vocabulary import RESULT_COLUMNS
 from graphdr.pipeline import io
 
-__all__ = ["MEASURED_STUDIES", "sort_results", "write_results"]
+__all__ = ["MEASURED_STUDIES", "result_frame", "result_row", "sort_results", "write_results"]
 
 #: Studies of a results frame that hold wall-clock measurements: they go to
 #: ``<paper>_results_timing.csv`` (the project's "timing" naming convention: bytes change run to
 #: run), everything else to ``<paper>_results.csv`` (byte-identical run to run).
 MEASURED_STUDIES = ("timing", "toy_timing", "equivalence_timing")
+
+
+def result_row(
+    paper,
+    study,
+    variant,
+    dataset,
+    method,
+    metric,
+    value,
+    *,
+    classifier="",
+    dimension="",
+    split="",
+    **extra,
+) -> dict:
+    """One row of a results frame: the :data:`~graphdr.ledger.vocabulary.RESULT_COLUMNS` in
+    their order (``value`` as a float), then a paper's ``extra`` columns. ``dimension`` and
+    ``split`` are kept as given (text in every frame: the callers format them)."""
+    return {
+        "paper": paper, "study": study, "variant": variant, "dataset": dataset,
+        "method": method, "classifier": classifier, "dimension": dimension, "split": split,
+        "metric": metric, "value": float(value),
+    } | extra  # fmt: skip
+
+
+def result_frame(rows=(), extra=(), **columns) -> pd.DataFrame:
+    """A results frame: of ``rows`` (dicts such as :func:`result_row`'s), or, given ``columns``,
+    of the :data:`~graphdr.ledger.vocabulary.RESULT_COLUMNS` as equal-length columns and scalars
+    (``classifier``, ``dimension`` and ``split`` default to ""); the columns in their order,
+    ``extra`` after them. No row gives the empty frame with those columns."""
+    names = [*RESULT_COLUMNS, *extra]
+    if not columns:
+        return pd.DataFrame(list(rows), columns=names)
+    columns = {"classifier": "", "dimension": "", "split": ""} | columns
+    return pd.DataFrame({name: columns[name] for name in names})
 
 
 def sort_results(frame: pd.DataFrame, keys, numeric=("split",)) -> pd.DataFrame:

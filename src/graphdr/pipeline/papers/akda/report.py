@@ -16,10 +16,9 @@ import numpy as np
 import pandas as pd
 
 from graphdr import reporting
-from graphdr.ledger.vocabulary import RESULT_COLUMNS
 from graphdr.pipeline import io
 from graphdr.pipeline.papers.akda.columns import METHODS
-from graphdr.pipeline.results import sort_results, write_results
+from graphdr.pipeline.results import result_frame, sort_results, write_results
 
 __all__ = ["GROUPS", "akda_tables", "results_frame"]
 
@@ -405,7 +404,7 @@ def results_frame(
         rows += _equivalence_rows(_read(equivalence), variant)
     if equivalence_timing is not None:
         rows += _equivalence_timing_rows(_read(equivalence_timing), variant)
-    frame = pd.DataFrame(rows, columns=[*RESULT_COLUMNS, *RESULT_EXTRA])
+    frame = result_frame(rows, extra=RESULT_EXTRA)
     keys = ["study", "variant", "dataset", "method", "reference", "metric", "split"]
     return sort_results(frame, keys, numeric=())  # splits "<condition>/<class>" sort as text
 

@@ -53,10 +53,10 @@ import numpy as np
 import pandas as pd
 
 from graphdr import reporting
-from graphdr.ledger.vocabulary import PRIMARY, RESULT_COLUMNS
+from graphdr.ledger.vocabulary import PRIMARY
 from graphdr.pipeline import io
 from graphdr.pipeline.papers.dee.optimisers import start_records
-from graphdr.pipeline.results import sort_results
+from graphdr.pipeline.results import result_frame, result_row, sort_results
 
 __all__ = [
     "equal_accuracy_table",
@@ -438,18 +438,8 @@ TIMING_METRICS = (
 
 
 def _row(study, variant, dataset, method, metric, value, *, split="0", dimension="", clf=""):
-    return {
-        "paper": PAPER,
-        "study": study,
-        "variant": variant,
-        "dataset": dataset,
-        "method": method,
-        "classifier": clf,
-        "dimension": str(dimension),
-        "split": str(split),
-        "metric": metric,
-        "value": float(value),
-    }
+    return result_row(PAPER, study, variant, dataset, method, metric, value, classifier=clf,
+                      dimension=str(dimension), split=str(split))  # fmt: skip
 
 
 # ---- optimisers (Figures 2-6) --------------------------------------------------------------
@@ -483,7 +473,7 @@ def optimizer_rows(
                 by_seed.setdefault(rec["seed"], {})[o] = rec
         for seed, runs_here in sorted(by_seed.items()):
             rows += _optimizer_start_rows(variant, dataset, seed, runs_here, baseline)
-    return pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
+    return result_frame(rows)
 
 
 def _optimizer_start_rows(variant, dataset, seed, runs_here, baseline) -> list[dict]:
@@ -619,14 +609,14 @@ def recognition_rows(
         run = pd.read_csv(path)
         curves.append(run.assign(variant=variant, dataset=dataset, method=method))
     if not curves:
-        return pd.DataFrame(columns=list(RESULT_COLUMNS))
+        return result_frame()
     frame = pd.concat(curves, ignore_index=True)
     frame["accuracy"] = 100.0 * frame["accuracy"]
     frame = _complete_variants(frame)
     rows = []
     for (variant, dataset), part in frame.groupby(["variant", "dataset"], sort=False):
         rows += _recognition_dataset(variant, dataset, part, within)
-    return pd.DataFrame(rows, columns=list(RESULT_COLUMNS))
+    return result_frame(rows)
 
 
 def _recognition_dataset(variant, dataset, part: pd.DataFrame, within: float) -> list[dict]:
@@ -693,7 +683,7 @@ def visualisation_rows(
                 _row("visualisation", variant, dataset, method, metric, value, split=seed,
                      dimension=2, clf="1nn" if metric == "loo_1nn" else "")
             )  # fmt: skip
-    return _complete_variants(pd.DataFrame(rows, columns=list(RESULT_COLUMNS)))
+    return _complete_variants(result_frame(rows))
 
 
 def _complete_variants(frame: pd.DataFrame) -> pd.DataFrame:
@@ -736,6 +726,6 @@ def results_frame(
         parts.append(visualisation_rows(embedding_runs))
     parts = [p for p in parts if len(p)]
     if not parts:
-        return pd.DataFrame(columns=list(RESULT_COLUMNS))
+        return result_frame()
     key = ["study", "variant", "dataset", "method", "metric", "classifier", "dimension", "split"]
     return sort_results(pd.concat(parts, ignore_index=True), key, numeric=("dimension", "split"))

@@ -17,7 +17,6 @@ import pandas as pd
 
 from graphdr import reporting
 from graphdr.ledger.stats import mcnemar_exact, wilcoxon_paired
-from graphdr.ledger.vocabulary import RESULT_COLUMNS
 from graphdr.pipeline import io
 from graphdr.pipeline.papers.ngeu.protocol import (
     PRIMARY,
@@ -26,7 +25,7 @@ from graphdr.pipeline.papers.ngeu.protocol import (
     select,
     split_variant,
 )
-from graphdr.pipeline.results import sort_results
+from graphdr.pipeline.results import result_frame, result_row, sort_results
 
 __all__ = [
     "grid_edges",
@@ -405,10 +404,9 @@ def results_frame(
 
     def row(study, variant, dataset, method, classifier, dimension, split, metric, value):
         rows.append(
-            {"paper": PAPER, "study": study, "variant": variant, "dataset": dataset}
-            | {"method": method, "classifier": classifier, "dimension": dimension}
-            | {"split": split, "metric": metric, "value": float(value)}
-        )
+            result_row(PAPER, study, variant, dataset, method, metric, value,
+                       classifier=classifier, dimension=dimension, split=split)
+        )  # fmt: skip
 
     for study, spec in tables.items():
         table = spec["table"]
@@ -454,12 +452,8 @@ def results_frame(
                 others.groupby(["variant", "method", "fold"], sort=True)["correct"].mean() * 100
             )
             for (variant, name, fold), value in per_split.items():
-                rows.append(
-                    {"paper": PAPER, "study": study, "variant": variant, "dataset": dataset}
-                    | {"method": methods[name]["label"], "classifier": _classifier(methods[name])}
-                    | {"dimension": "", "split": str(int(fold)), "metric": "accuracy"}
-                    | {"value": float(value)}
-                )
+                label, clf = methods[name]["label"], _classifier(methods[name])
+                row(study, variant, dataset, label, clf, "", str(int(fold)), "accuracy", value)
             if several:
                 # a test sample recurs over re-drawn splits and repeated CV: the claims on such
                 # a task are judged on the per-split accuracies above (Wilcoxon over splits),
@@ -467,19 +461,16 @@ def results_frame(
                 continue
             unit = samples["sample"].astype(int).astype(str)
             frames.append(
-                pd.DataFrame(
-                    {
-                        "paper": PAPER,
-                        "study": study,
-                        "variant": samples["variant"].astype(str),
-                        "dataset": dataset,
-                        "method": samples["method"].map(lambda n: methods[n]["label"]),
-                        "classifier": samples["method"].map(lambda n: _classifier(methods[n])),
-                        "dimension": "",
-                        "split": unit,
-                        "metric": "correct",
-                        "value": samples["correct"].astype(float),
-                    }
+                result_frame(
+                    paper=PAPER,
+                    study=study,
+                    variant=samples["variant"].astype(str),
+                    dataset=dataset,
+                    method=samples["method"].map(lambda n: methods[n]["label"]),
+                    classifier=samples["method"].map(lambda n: _classifier(methods[n])),
+                    split=unit,
+                    metric="correct",
+                    value=samples["correct"].astype(float),
                 )
             )
     if figure3 is not None:
@@ -490,9 +481,7 @@ def results_frame(
             for graph, angle in sorted(run["angle_degrees"].items()):
                 variant = PRIMARY if rule == first else f"solver={rule}"
                 row("figure3", variant, "toy", graph, "", "1", "", "angle_degrees", angle)
-    frame = pd.concat(
-        [pd.DataFrame(rows, columns=list(RESULT_COLUMNS)), *frames], ignore_index=True
-    )
+    frame = pd.concat([result_frame(rows), *frames], ignore_index=True)
     for study, run, rerun_datasets in reruns:  # the datasets a sensitivity run does not re-run
         kept = (
             (frame["study"] == study)

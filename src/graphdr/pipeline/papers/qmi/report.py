@@ -28,7 +28,7 @@ from graphdr import reporting
 from graphdr.pipeline import io
 from graphdr.pipeline.papers.qmi import settings as qp
 from graphdr.pipeline.papers.qmi.settings import DEFAULTS, protocol
-from graphdr.pipeline.results import sort_results
+from graphdr.pipeline.results import result_frame, result_row, sort_results
 
 __all__ = [
     "DEFAULTS",
@@ -275,71 +275,55 @@ def results_frame(studies: Mapping[str, Mapping], visual: Mapping | None = None)
         curve["value"] = 100.0 * curve.pop("error")
         for frame in (cell, curve):
             parts.append(
-                pd.DataFrame(
-                    {
-                        "paper": "qmi",
-                        "study": base,
-                        "variant": variant,
-                        "dataset": frame["dataset"],
-                        "method": frame["method"],
-                        "classifier": frame["classifier"],
-                        "dimension": frame["dim"].astype(str),
-                        "split": frame["fold"].astype(int).astype(str),
-                        "metric": frame["metric"],
-                        "value": frame["value"],
-                    }
+                result_frame(
+                    paper="qmi",
+                    study=base,
+                    variant=variant,
+                    dataset=frame["dataset"],
+                    method=frame["method"],
+                    classifier=frame["classifier"],
+                    dimension=frame["dim"].astype(str),
+                    split=frame["fold"].astype(int).astype(str),
+                    metric=frame["metric"],
+                    value=frame["value"],
                 )
             )
         angles = [
-            {
-                "paper": "qmi",
-                "study": base,
-                "variant": variant,
-                "dataset": d,
-                "method": pair.split("~")[0],
-                "classifier": "",
-                "dimension": "",
-                "split": str(fold),
-                "metric": f"angle_{pair.replace('~', '_')}_deg",
-                "value": angle,
-            }
+            result_row(
+                "qmi",
+                base,
+                variant,
+                d,
+                pair.split("~")[0],
+                f"angle_{pair.replace('~', '_')}_deg",
+                angle,
+                split=str(fold),
+            )
             for d, rec in records.items()
             for pair, per_fold in rec.get("subspace_angles_deg", {}).items()
             for fold, angle in enumerate(per_fold)
         ]
         ranks = [
-            {
-                "paper": "qmi",
-                "study": base,
-                "variant": variant,
-                "dataset": d,
-                "method": "kernel",
-                "classifier": "",
-                "dimension": "",
-                "split": str(fold),
-                "metric": "kernel_rank_fraction",
-                "value": value,
-            }
+            result_row(
+                "qmi", base, variant, d, "kernel", "kernel_rank_fraction", value, split=str(fold)
+            )
             for d, rec in records.items()
             for fold, value in enumerate(rec.get("kernel_rank_fraction", []))
         ]
-        parts.append(pd.DataFrame(angles + ranks, columns=parts[-1].columns))
+        parts.append(result_frame(angles + ranks))
     for label, path in (visual or {}).items():
         sc = pd.read_csv(path)
         parts.append(
-            pd.DataFrame(
-                {
-                    "paper": "qmi",
-                    "study": "visualisation",
-                    "variant": "primary",
-                    "dataset": label,
-                    "method": sc["method"],
-                    "classifier": "",
-                    "dimension": "2",
-                    "split": sc["split"].astype(int).astype(str),
-                    "metric": "loo_1nn_error",
-                    "value": sc["loo_1nn_error"],
-                }
+            result_frame(
+                paper="qmi",
+                study="visualisation",
+                variant="primary",
+                dataset=label,
+                method=sc["method"],
+                dimension="2",
+                split=sc["split"].astype(int).astype(str),
+                metric="loo_1nn_error",
+                value=sc["loo_1nn_error"],
             )
         )
     keys = ["study", "variant", "metric", "classifier", "dataset", "method", "split"]
