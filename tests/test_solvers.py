@@ -179,6 +179,17 @@ def test_parameter_checks_accept_exactly_the_values_within_their_bound(check, va
         function("tol", value, **{flag: relaxed})
 
 
+def test_max_principal_angle_in_degrees_of_known_planes():
+    from graphdr.solvers import max_principal_angle_deg
+
+    e = np.eye(3)
+    # the x-y plane against the plane spanned by x and (y + z) / sqrt(2): 45 degrees apart
+    tilted = np.column_stack([e[0], (e[1] + e[2]) / np.sqrt(2.0)])
+    assert max_principal_angle_deg(e[:, :2], tilted) == pytest.approx(45.0, abs=1e-10)
+    assert max_principal_angle_deg(e[:, :2], e[:, :2] @ [[2.0, 1.0], [0.0, 3.0]]) < 1e-6
+    assert max_principal_angle_deg(e[:, :1], e[:, 2:]) == pytest.approx(90.0)
+
+
 @pytest.mark.parametrize(
     ("ka", "kb", "rotate"), [(5, 5, 0.0), (7, 4, 1e-9), (3, 6, 0.3), (6, 6, 1.2)]
 )

@@ -296,6 +296,13 @@ def principal_angles(A: np.ndarray, B: np.ndarray) -> np.ndarray:
         return principal_angles_gesvd(A, B)
 
 
+def max_principal_angle_deg(A: np.ndarray, B: np.ndarray) -> float:
+    """The largest principal angle (degrees) between the column spans of ``A`` and ``B``
+    (:func:`principal_angles`): 0 when the spans coincide, the diagnostic of methods that are
+    equal by construction (papers 001 and 002)."""
+    return float(np.degrees(principal_angles(A, B).max()))
+
+
 def principal_angles_gesvd(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """Principal angles (radians, descending) between the column spans of ``A`` and ``B``, by
     the algorithm of ``scipy.linalg.subspace_angles`` (Knyazev & Argentati 2002: cosines for the

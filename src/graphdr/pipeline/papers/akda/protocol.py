@@ -46,7 +46,7 @@ from graphdr.evaluation.splits import capped_shuffle_splits, per_class_count_spl
 from graphdr.methods.registry import estimator_class, make_estimator
 from graphdr.pipeline import io
 from graphdr.pipeline.papers.akda.columns import KERNEL_DR, LINEAR_DR, METHODS, SUBCLASS_DR
-from graphdr.solvers import principal_angles
+from graphdr.solvers import max_principal_angle_deg
 
 __all__ = [
     "KERNEL_DR",
@@ -818,7 +818,7 @@ def _max_angle_deg(A: np.ndarray, B: np.ndarray, *, centre: bool = True) -> floa
     first unless ``centre`` is False)."""
     if centre:
         A, B = A - A.mean(axis=0), B - B.mean(axis=0)
-    return float(np.rad2deg(principal_angles(A, B).max()))
+    return max_principal_angle_deg(A, B)
 
 
 def akda_equivalence(

@@ -64,7 +64,7 @@ from graphdr.pipeline.papers.qmi.settings import (
     protocol,
 )
 from graphdr.pipeline.runtime import count_eigendecompositions
-from graphdr.solvers import principal_angles
+from graphdr.solvers import max_principal_angle_deg
 
 __all__ = [  # the protocol (methods, defaults, scaling rules) is the settings module's
     "Embedding",
@@ -315,11 +315,11 @@ EQUIVALENT_PAIRS = (("KQMI", "GDA"), ("LQMI", "LDA"))
 
 def subspace_angle_deg(A: np.ndarray, B: np.ndarray) -> float:
     """Largest principal angle (degrees) between the column spans of two embeddings of the same
-    samples (:func:`graphdr.solvers.principal_angles`), on their common leading dimensions."""
+    samples (:func:`graphdr.solvers.max_principal_angle_deg`), on their common leading dimensions."""
     k = min(A.shape[1], B.shape[1])
     if k == 0:
         return float("nan")
-    return float(np.degrees(principal_angles(A[:, :k], B[:, :k]).max()))
+    return max_principal_angle_deg(A[:, :k], B[:, :k])
 
 
 def equivalence_angles(embeddings: Mapping) -> dict[str, float]:
