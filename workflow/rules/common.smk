@@ -95,6 +95,16 @@ JOB_ENV = plan.job_environment(config, os.environ)
 os.environ.update(JOB_ENV)
 
 DATASETS = list(config["datasets"])
+
+
+def dataset_label(dataset, default=None):
+    """The name tables and figures give ``dataset`` (config ``datasets.<name>.label``; without
+    one, ``default`` or the config name)."""
+    return config["datasets"][dataset].get(
+        "label", dataset if default is None else default
+    )
+
+
 EXPERIMENTS = list(config["experiments"])
 METHODS = sorted({m for e in config["experiments"].values() for m in e["methods"]})
 
@@ -339,7 +349,7 @@ def study_runs(wildcards, datasets=None):
     spec = study_of(wildcards)
     runs = {}
     for dataset in datasets or spec["datasets"]:
-        label = config["datasets"][dataset].get("label", dataset)
+        label = dataset_label(dataset)
         for optimizer, opt_label in spec["optimizers"].items():
             files = expand(
                 rules.run_dee_optimizer.output,

@@ -53,7 +53,7 @@ def _ngeu_tasks_of(table):
     for task in NGEU_TABLES[table]["tasks"]:
         dataset = NGEU_TASKS[task]["dataset"]
         tasks[task] = {
-            "label": config["datasets"][dataset].get("label", dataset),
+            "label": dataset_label(dataset),
             "grid": ngeu_plan.task_grid(NGEU, task),
             "scores": results(f"ngeu/select/{task}_scores.csv"),
             "cost": results(f"ngeu/select/{task}_cost.json"),

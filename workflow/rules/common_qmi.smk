@@ -9,10 +9,6 @@ QMI_STUDIES = qmi_plan.studies(QMI)
 QMI_VISUALS = QMI.get("visualisations", {}).get("datasets", [])
 
 
-def qmi_label(dataset):
-    return config["datasets"][dataset].get("label", dataset)
-
-
 def qmi_sweep_priority(wildcards):
     """Priority of one dataset's sweep: ``job_priority("run_qmi_sweep", dataset)`` (priority_by)."""
     return job_priority("run_qmi_sweep", wildcards.dataset)
@@ -34,7 +30,7 @@ def qmi_runs(study):
             path.format(qmi_study=study, dataset=dataset)
             for path in rules.run_qmi_sweep.output
         ]
-        runs.append([qmi_label(dataset), *files])
+        runs.append([dataset_label(dataset), *files])
     return runs
 
 

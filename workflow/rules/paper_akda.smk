@@ -120,9 +120,7 @@ rule write_akda_tables:
     params:
         cells=[list(cell) for cell in akda_plan.cells(AKDA)],
         skipped=akda_plan.skipped(AKDA),
-        labels={
-            d: config["datasets"][d].get("label", d) for d in AKDA.get("datasets", [])
-        },
+        labels={d: dataset_label(d) for d in AKDA.get("datasets", [])},
         toy_dataset=AKDA.get("toy", {}).get("dataset", ""),
         method_labels={
             m: spec["label"]
@@ -170,7 +168,7 @@ rule run_akda_toy:
         target=lambda w: AKDA["toy"].get("target", 0),
         seed=AKDA.get("seed"),
         reg=AKDA.get("reg"),
-        label=lambda w: config["datasets"][AKDA["toy"]["dataset"]].get("label", "toy"),
+        label=lambda w: dataset_label(AKDA["toy"]["dataset"], "toy"),
         kda_params=AKDA.get("estimators", {}).get("KDA", {}).get("params", {}),
     script:
         "../scripts/run_akda_toy.py"

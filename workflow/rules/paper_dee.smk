@@ -79,7 +79,7 @@ rule plot_dee_optimizer_study:
         runtime=resource("plot_dee_optimizer_study", "runtime"),
     params:
         runs=lambda w: [[o, *f] for (_, o), f in study_runs(w, [w.dataset]).items()],
-        dataset=lambda w: config["datasets"][w.dataset].get("label", w.dataset),
+        dataset=lambda w: dataset_label(w.dataset),
     script:
         "../scripts/plot_dee_optimizer_study.py"
 
@@ -269,7 +269,7 @@ rule plot_dee_visualisation:
             [m, f]
             for (_, m), f in dee_embedding_runs([w.dataset], variants=False).items()
         ],
-        dataset=lambda w: dee_plan.dataset_label(config["datasets"], w.dataset),
+        dataset=lambda w: dataset_label(w.dataset),
         report_caption=dee_plan.visualisation_caption(DEE_VISUALISATION),
     script:
         "../scripts/plot_dee_visualisation.py"

@@ -169,7 +169,7 @@ rule collect_qmi_results:
             }
             for study in QMI_STUDIES
         },
-        visual_labels=[qmi_label(d) for d in QMI_VISUALS],
+        visual_labels=[dataset_label(d) for d in QMI_VISUALS],
     script:
         "../scripts/collect_qmi_results.py"
 
@@ -229,6 +229,6 @@ rule plot_qmi_visualisation:
         runtime=resource("plot_qmi_visualisation", "runtime"),
     params:
         protocol=lambda w: qmi_plan.visual_protocol(QMI, w.dataset),
-        title=lambda w: qmi_label(w.dataset),
+        title=lambda w: dataset_label(w.dataset),
     script:
         "../scripts/plot_qmi_visualisation.py"
