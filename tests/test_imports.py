@@ -145,12 +145,12 @@ def test_the_boundary_check_sees_offenders(tmp_path, monkeypatch):
         raise AssertionError("the planted private import was not flagged")
 
 
-def test_a_ledger_rule_edit_re_runs_no_report_but_paper_001s():
-    """Code inputs follow imports (graphdr.pipeline.codedeps): the reports of papers 002-004 and
-    the results-frame writer reach the ledger's vocabulary and tests, never its rules or engine,
-    so editing a rule re-runs the ledger's own jobs and not their tables. Paper 001's report
-    counts its tables' wins with the rules' own counting (``rules.win_counts``): it depends on
-    the rules on purpose. The ledger's jobs see the whole ledger (the check finds it there)."""
+def test_a_ledger_rule_edit_re_runs_no_report():
+    """Code inputs follow imports (graphdr.pipeline.codedeps): the four reports and the
+    results-frame writer reach the ledger's vocabulary, tests and win count (paper 001's tables
+    count wins the ledger's way, ``ledger.wins``), never its rules or engine, so editing a rule
+    re-runs the ledger's own jobs and not the tables. The ledger's jobs see the whole ledger
+    (the check finds it there)."""
     from graphdr.pipeline import codedeps
 
     src, ledger = SRC.parent, SRC / "ledger"
@@ -158,5 +158,7 @@ def test_a_ledger_rule_edit_re_runs_no_report_but_paper_001s():
     for paper in ("akda", "dee", "ngeu", "qmi"):
         closure = set(codedeps.code_closure([f"graphdr.pipeline.papers.{paper}.report"], src))
         assert SRC / "pipeline/results.py" in closure and ledger / "vocabulary.py" in closure
-        assert bool(judging & closure) == (paper == "qmi"), paper
+        assert not judging & closure, paper
+    qmi = codedeps.code_closure(["graphdr.pipeline.papers.qmi.report"], src)
+    assert ledger / "wins.py" in set(qmi)
     assert judging <= set(codedeps.code_closure(["graphdr.pipeline.claims"], src))

@@ -29,10 +29,10 @@ from graphdr.ledger.vocabulary import (
     Judgement,
     combine,
 )
+from graphdr.ledger.wins import ALPHA, count_wins, shared_splits, win_counts, winners
 
 __all__ = ["ALPHA", "MIN_UNITS", "RULES", "MissingResults", "judge_rule", "rule", "win_counts"]
 
-ALPHA = 0.05  # the level of every test; Holm-corrected over the comparisons one claim makes
 MIN_UNITS = 6  # two-sided exact Wilcoxon: 2 / 2**6 = 0.031 < 0.05; 5 pairs give at best 0.0625
 
 
@@ -73,22 +73,11 @@ def judge_rule(claim: Claim, data: pd.DataFrame, alpha: float = ALPHA) -> Judgem
 # ---- shared pieces ---------------------------------------------------------------------------
 
 
-def _shared_splits(data: pd.DataFrame, methods=None) -> pd.DataFrame:
-    """The rows of ``data`` on the (dataset, split)s that every one of ``methods`` has (default:
-    every method present in ``data``), so that methods are compared on the same units: a
-    method's splits that another lacks (e.g. a condition it was not run in) are left out."""
-    methods = list(dict.fromkeys(data["method"] if methods is None else methods))
-    sub = data[data["method"].isin(methods)]
-    present = sub.groupby(["dataset", "split"], sort=False)["method"].nunique()
-    shared = present.index[present.to_numpy() == len(methods)]
-    return sub[pd.MultiIndex.from_frame(sub[["dataset", "split"]]).isin(shared)]
-
-
 def _means(data: pd.DataFrame, methods) -> pd.DataFrame:
     """datasets x ``methods`` table of the mean over the splits that all of ``methods`` have on
-    the dataset (:func:`_shared_splits`); datasets where one of them has no split are dropped."""
+    the dataset (:func:`shared_splits`); datasets where one of them has no split are dropped."""
     methods = list(dict.fromkeys(methods))
-    sub = _shared_splits(data, methods)
+    sub = shared_splits(data, methods)
     means = sub.groupby(["dataset", "method"], sort=False)["value"].mean().unstack("method")
     return means.reindex(columns=methods).dropna()
 
@@ -178,51 +167,6 @@ def _group(claim: Claim, data: pd.DataFrame) -> list[str]:
     return [*claim.subject, *[m for m in others if m not in claim.subject]]
 
 
-def _winners(
-    part: pd.DataFrame, methods: list[str], sign: float, alpha: float, margin: float = 0.0
-) -> list[str]:
-    """Methods tied with the best on one dataset: the best mean, and every method its paired
-    test over the dataset's splits (Holm-corrected) cannot separate from it or whose gap is at
-    most ``margin``. One split: only ties (:data:`graphdr.ledger.stats.TIE_RTOL` of the scale: the
-    precision of the results files) and the margin share the win.
-    Methods absent from the dataset are left out; the others are compared on the splits all of
-    them have (:func:`_shared_splits`)."""
-    part = _shared_splits(part)
-    means = part.groupby("method")["value"].mean().reindex(methods).dropna()
-    methods = list(means.index)
-    best = means.idxmax() if sign > 0 else means.idxmin()
-    close = {m for m in methods if abs(means[m] - means[best]) <= margin}
-    wide = part.pivot_table(index="split", columns="method", values="value")
-    if len(wide) < 2:
-        scale = max(abs(means[best]), 1.0)
-        tol = stats.TIE_RTOL * scale
-        return [m for m in methods if m in close or abs(means[m] - means[best]) <= tol]
-    others = [m for m in methods if m != best]
-    pairs = [wide[[best, m]].dropna() for m in others]
-    ps = [
-        stats.wilcoxon_paired(w[best].to_numpy(), w[m].to_numpy()).p
-        for w, m in zip(pairs, others, strict=True)
-    ]
-    adjusted = stats.holm(ps) if ps else []
-    return [best] + [m for m, p in zip(others, adjusted, strict=True) if p >= alpha or m in close]
-
-
-def win_counts(
-    data: pd.DataFrame, methods: list[str], *, higher_is_better: bool, alpha: float = ALPHA
-) -> dict[str, int]:
-    """Datasets won by each of ``methods`` (columns dataset, method, split, value), ties shared
-    by the per-dataset paired test (:func:`_winners`): the count every win-based rule uses."""
-    return _win_counts(data, methods, 1.0 if higher_is_better else -1.0, alpha)
-
-
-def _win_counts(data, methods, sign, alpha, margin: float = 0.0) -> dict[str, int]:
-    counts = dict.fromkeys(methods, 0)
-    for _, part in data[data["method"].isin(methods)].groupby("dataset", sort=False):
-        for m in _winners(part, methods, sign, alpha, margin):
-            counts[m] += 1
-    return counts
-
-
 def _counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{m} {c}" for m, c in counts.items())
 
@@ -247,7 +191,7 @@ def better(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
             f"vs {v}: mean gap {_fmt(gap)} ({claim.better} is better), {test.text()}, Holm p = {p:.3g}, over {units}"
         )
     if claim.rule == "more_wins":
-        counts = _win_counts(data, _group(claim, data), sign, alpha)
+        counts = count_wins(data, _group(claim, data), sign, alpha)
         parts.append(f"datasets won (ties shared): {_counts_text(counts)}")
     best = min(range(len(results)), key=lambda i: adjusted[i])
     return Judgement(
@@ -273,7 +217,7 @@ def most_wins(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     sign = 1.0 if claim.higher_is_better else -1.0
     methods = _group(claim, data)
     subject = methods[0]
-    counts = _win_counts(data, methods, sign, alpha, claim.tolerance or 0.0)
+    counts = count_wins(data, methods, sign, alpha, claim.tolerance or 0.0)
     means, blocks = _blocks(data[data["method"].isin(methods)], methods)
     ranks = stats.average_ranks(means.to_numpy(), higher_is_better=sign > 0)
     rank_text = ", ".join(f"{m} {r:.2f}" for m, r in zip(methods, ranks, strict=True))
@@ -319,7 +263,7 @@ def equal_wins(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     1) and the paired test finds no difference; equal counts with a significant gap: partly."""
     sign = 1.0 if claim.higher_is_better else -1.0
     methods = _group(claim, data)
-    counts = _win_counts(data, methods, sign, alpha)
+    counts = count_wins(data, methods, sign, alpha)
     a, b = methods[0], claim.versus[0]
     outcome, gap, test, units = _compare(data, a, b, sign)
     tol = 1.0 if claim.tolerance is None else claim.tolerance
@@ -390,7 +334,7 @@ def _per_dataset(claim: Claim, data: pd.DataFrame, judge_one, share=None) -> Jud
     methods = _group(claim, data)
     outcomes, parts = [], []
     for d, part in data[data["method"].isin(methods)].groupby("dataset", sort=False):
-        part = _shared_splits(part)  # the methods present, on the splits all of them have
+        part = shared_splits(part)  # the methods present, on the splits all of them have
         means = part.groupby("method")["value"].mean().reindex(methods).dropna()
         outcome, text = judge_one(d, part, means, methods)
         parts.append(text)
@@ -426,7 +370,7 @@ def extreme(claim: Claim, data: pd.DataFrame, alpha: float) -> Judgement:
     def one(d, part, means, methods):
         if subject not in means.index:
             return None, f"{d}: no result of {subject}"
-        win = _winners(part, methods, sign, alpha, claim.tolerance or 0.0)
+        win = winners(part, methods, sign, alpha, claim.tolerance or 0.0)
         outcome = ("yes" if len(win) == 1 else "tie") if subject in win else "no"
         ranking = sorted(means.index, key=lambda m: -sign * means[m])
         tied = "" if len(win) == 1 else f" (tied: {', '.join(win)})"

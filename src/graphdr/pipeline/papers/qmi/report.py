@@ -68,7 +68,7 @@ def wins(errors: pd.DataFrame, classifier: str) -> dict[str, int]:
     """Datasets on which each method is best within its group (kernel / linear), at the cell's
     dimension, with the ledger's ties: every method the paired Wilcoxon test over folds
     (Holm-corrected, the ledger's level) cannot separate from the best shares the win."""
-    from graphdr.ledger.rules import ALPHA, win_counts
+    from graphdr.ledger.wins import ALPHA, win_counts
 
     best = min_error_table(errors)[["dataset", "method", "classifier", "dim"]]
     cell = errors.merge(best, on=["dataset", "method", "classifier", "dim"])
