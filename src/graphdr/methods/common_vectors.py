@@ -17,30 +17,20 @@ import warnings
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from graphdr._validation import check_n_classes, check_n_components
+from graphdr.methods._linear import LinearProjectionMixin
 from graphdr.methods.graph_embedding import data_span
 from graphdr.solvers import flip_signs
 
 __all__ = ["DCV", "LinearSpectralBase", "common_vectors"]
 
 
-class LinearSpectralBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class LinearSpectralBase(LinearProjectionMixin, BaseEstimator):
     """``transform = (X - mean_) @ components_.T`` and the supervised tags."""
-
-    def transform(self, X):
-        """Project ``X``: ``(X - mean_) @ components_.T``."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return (X - self.mean_) @ self.components_.T
-
-    @property
-    def _n_features_out(self):
-        """Output columns, for ``get_feature_names_out`` / ``set_output``."""
-        return self.components_.shape[0]
 
     def _validate_xy(self, X, y, method):
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)

@@ -42,6 +42,7 @@ from graphdr.methods._elastic_kernels import (
     pair_kinds,
     place_out_of_sample,
 )
+from graphdr.methods._linear import LinearProjectionMixin
 from graphdr.optim import make_direction, minimize
 from graphdr.solvers import flip_signs
 
@@ -384,7 +385,7 @@ def _use_gram(n: int, d: int) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-class _LinearElastic(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class _LinearElastic(LinearProjectionMixin, BaseEstimator):
     """Shared ``fit``/``transform`` of DEE and DSNE: ``Y = (X - mean_) @ components_.T``.
 
     Subclasses provide ``_check_params`` and ``_problem(Z, codes, d) -> (objective, B_of)`` (``d``: the embedding dimension) with
@@ -427,17 +428,6 @@ class _LinearElastic(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         self.n_fit_features_ = Z.shape[1]
         _store_result(self, res)
         return self
-
-    def transform(self, X):
-        """Project ``X``: ``(X - mean_) @ components_.T``."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return (X - self.mean_) @ self.components_.T
-
-    @property
-    def _n_features_out(self):
-        """Output columns, for ``get_feature_names_out`` / ``set_output``."""
-        return self.components_.shape[0]
 
     def _start(self, Z, d, basis):
         """Warm start (previous projection, mapped into the current basis) or a fresh init."""

@@ -45,6 +45,7 @@ from graphdr.kernels import (
     resolve_gamma,
     stored_centred_kernel_eigh,
 )
+from graphdr.methods._linear import LinearProjectionMixin
 from graphdr.solvers import (
     SharedCholesky,
     eigh_generalized,
@@ -856,7 +857,7 @@ class _GEBase(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         return self.n_components_
 
 
-class GraphEmbedding(_GEBase):
+class GraphEmbedding(LinearProjectionMixin, _GEBase):
     """Linear graph embedding ``z = (x - mean_) @ components_.T``.
 
     Minimises ``w^T X^T L X w`` subject to ``w^T X^T B X w = 1`` (penalty graph) or
@@ -919,12 +920,6 @@ class GraphEmbedding(_GEBase):
         W = self._embed(Z, graph, builder, basis=basis, **fit_params)
         self.components_ = np.ascontiguousarray(flip_signs(basis @ W).T)
         return self
-
-    def transform(self, X):
-        """Project ``(X - mean_) @ components_.T``."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return (X - self.mean_) @ self.components_.T
 
     def _reduce(self, Xc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(Z, basis): coordinates of the centred data in their span (override to keep all D)."""

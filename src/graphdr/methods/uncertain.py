@@ -215,10 +215,9 @@ class GEU(_UncertaintyMixin, GraphEmbedding):
     def transform(self, X, sample_variance=None):
         """Project ``(X - mean_) @ components_.T``. ``sample_variance`` of the new points is
         validated but cannot change the result (the expected projection is that of the mean)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        check_sample_variance(sample_variance, *X.shape)
-        return (X - self.mean_) @ self.components_.T
+        Z = self._project(X)
+        check_sample_variance(sample_variance, Z.shape[0], self.n_features_in_)
+        return Z
 
     def _reduce_uncertain(self, Xc):
         """The span of the centred means without uncertainty (exactly GE); all D features with
