@@ -33,6 +33,10 @@ that take seconds). For each N:
   factor): its fit time / the same fit by sygvx's C-1 leading pairs, at the learning size of
   the workflow's largest CV folds (N = 1500, the 50-class stand-in's 100Ex; quick: N = 780),
   target <= 0.5, and the largest principal angle between the two solutions' coefficients.
+* the cross-validation's LDA over its reg grid at one fold (4 values, D = 4096: the 50-class
+  stand-in's): the fits inside ``graphdr.kernels.reuse_kernels``, where the span of the centred
+  data is decomposed once, against the same fits each decomposing it; target <= 0.7 (the span
+  is about 60 % of a fit at N = 1500), and the projections must be the same bits.
 
 Expectation: both methods are O(N^3) for large N (AKDA N^3/3 for the Cholesky; the paper's KDA
 ~N^3 for the scatter, N^3/3 Cholesky, N^3 reduction, 4/3 N^3 tridiagonalisation and ~6 N^3 for
@@ -72,6 +76,9 @@ PAPER = "paper 002: 8.26x (10Ex avg), 58x (100Ex avg)"
 FLOOR_TARGET = 1.3  # AKDA fit / (kernel + cho_factor)
 CV_SIZES = {False: 1500, True: 780}  # the workflow's CV learning sizes (50-class / Letter 100Ex)
 CV_SOLVER_TARGET = 0.5  # lowrank / subset fit time
+LDA_FEATURES = 4096  # the 50-class stand-in's features (its 100Ex CV folds: N = 1500)
+LDA_REGS = (1e-3, 1e-2, 1e-1, 1.0)  # config papers.akda.cv.reg
+SPAN_REUSE_TARGET = 0.7  # shared span / a span per fit, over the reg grid of one fold
 LARGE_N, LARGE_D = 20000, 4096  # paper 002's 100Ex scale (full run only)
 MEMORY_LIMIT_GB = 24.0
 #: the paper's KDA and our round-1 fast variant (graphdr.methods.discriminant.KDA)
@@ -96,6 +103,7 @@ def run(quick: bool) -> list[dict]:
             rows += new_rows
             speedups.append(speedup)
         rows += _cv_solver_rows(CV_SIZES[quick])
+        rows += _span_reuse_rows(CV_SIZES[quick])
     if not quick:
         rows += _large_rows()
     steps = [b / a for a, b in zip(speedups, speedups[1:], strict=False)]
@@ -187,6 +195,37 @@ def _cv_solver_rows(n: int) -> list[dict]:
             )
         )
     return rows
+
+
+def _span_reuse_rows(n: int) -> list[dict]:
+    """The CV's LDA fits at one fold over the reg grid: inside ``reuse_kernels`` (the span of
+    the centred data decomposed once, :func:`graphdr.methods.graph_embedding.data_span`) against
+    the same fits outside it, and the largest difference of their projections (0: the same
+    bits)."""
+    from graphdr.kernels import reuse_kernels
+    from graphdr.methods.graph_embedding import LDA_GE
+
+    X, y = make_data(n, d=LDA_FEATURES)
+
+    def fits():
+        return [LDA_GE(reg=r).fit(X, y).transform(X) for r in LDA_REGS]
+
+    def shared():
+        with reuse_kernels():
+            return fits()
+
+    t, out = compare_median({"alone": fits, "shared": shared})
+    gap = max(float(np.abs(a - b).max()) for a, b in zip(out["alone"], out["shared"], strict=True))
+    return [
+        row(
+            f"N={n} D={LDA_FEATURES} C={N_CLASSES}, {BLAS_THREADS} BLAS thread",
+            f"CV LDA_GE at {len(LDA_REGS)} reg values: one shared data span / one span per fit",
+            t["shared"] / t["alone"],
+            at_most=SPAN_REUSE_TARGET,
+            details=f"shared {t['shared']:.3f} s, alone {t['alone']:.3f} s (medians of "
+            f"{REPEAT}); largest projection difference {gap:.1e}",
+        )
+    ]
 
 
 def _floor(X):

@@ -558,3 +558,39 @@ def test_estimators_of_one_reuse_block_share_the_centred_kernels_decomposition()
     assert big == [None]  # one N x N decomposition: KMFA's full one
     for name in models:
         assert_equal_up_to_sign(shared[name], alone[name], atol=1e-7)
+
+
+@pytest.mark.parametrize("n_samples", [40, 160])  # N < D (the wide span) and N >= D
+def test_linear_fits_of_one_reuse_block_share_the_data_span(n_samples):
+    """Inside graphdr.kernels.reuse_kernels the span of the centred data (data_span's Gram
+    eigendecomposition) is computed once for fits on the same data: LDA_GE at three reg values
+    and LPP_GE decompose one Gram matrix, and every projection is bit for bit the one fitted
+    alone, outside any block (AKDA's cross-validation over reg relies on it). Changing a
+    returned span leaves the store's copy intact."""
+    from unittest import mock
+
+    from graphdr.kernels import reuse_kernels
+    from graphdr.methods.graph_embedding import data_span
+
+    X, y = make_classification(
+        n_samples=n_samples, n_features=60, n_informative=8, n_classes=3, random_state=5
+    )
+    models = [LDA_GE(reg=r) for r in (1e-3, 1e-1, 1.0)] + [LPP_GE(n_components=4)]
+    alone = [m.fit(X, y).transform(X) for m in models]
+    real_eigh, grams = scipy.linalg.eigh, []
+
+    def counting_eigh(a, *args, **kwargs):
+        if np.shape(a)[0] == min(X.shape):
+            grams.append(np.shape(a))
+        return real_eigh(a, *args, **kwargs)
+
+    with reuse_kernels() as store, mock.patch("scipy.linalg.eigh", counting_eigh):
+        shared = [m.fit(X, y).transform(X) for m in models]
+        Xc = X - X.mean(axis=0)
+        Z, basis = data_span(Xc)
+        Z[:] = 0.0
+        again, _ = data_span(Xc)
+    assert len(grams) == 1 and store.hits == len(models) + 1
+    for a, b in zip(alone, shared, strict=True):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(again, data_span(Xc)[0])

@@ -37,12 +37,14 @@ from graphdr.graphs import (
     make_graph,
 )
 from graphdr.kernels import (
+    array_key,
     center_kernel_test,
     center_kernel_train,
     check_kernel_health,
     eigh_centred_kernel,
     pairwise_kernel,
     resolve_gamma,
+    reuse_store,
     stored_centred_kernel_eigh,
 )
 from graphdr.methods._linear import LinearProjectionMixin
@@ -103,7 +105,26 @@ def data_span(Xc: np.ndarray, tol: float = DEFAULT_TOL) -> tuple[np.ndarray, np.
     in Z, and ``components = V_r W`` are the dual combinations ``Xc^T U_r S_r^-1 W`` of the
     training rows, as a linear kernel gives). A QR of the D x N matrix used to cost as much as
     the eigendecomposition.
+
+    Inside :func:`graphdr.kernels.reuse_kernels` the result is kept in the block's store, keyed
+    by the content of ``Xc`` and ``tol``: a later call on the same centred data (the next
+    ``reg`` of a cross-validation grid at one fold, another linear method of the same fold)
+    gets copies of it, bit for bit what it would compute.
     """
+    store = reuse_store()
+    if store is None:
+        return _data_span(Xc, tol)
+    key = array_key(f"data_span tol={float(tol)!r}", Xc)
+    kept = store.get(key)
+    if kept is None:
+        Z, basis = _data_span(Xc, tol)
+        store.put(key, (Z.copy(order="K"), basis.copy(order="K")))
+        return Z, basis
+    # copies in the computed arrays' memory layout (C or F): what follows runs as on a miss
+    return kept[0].copy(order="K"), kept[1].copy(order="K")
+
+
+def _data_span(Xc: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
     n, d = Xc.shape
     tall = n >= d
     gram = Xc.T @ Xc if tall else Xc @ Xc.T
