@@ -185,16 +185,29 @@ def _cv_solver_rows(n: int) -> list[dict]:
             ).max()
         )
         rows.append(
-            row(
-                f"N={n} D={N_FEATURES} C={N_CLASSES}, {BLAS_THREADS} BLAS thread",
+            _ratio_row(
+                n,
+                N_FEATURES,
                 f"CV fit {label}: eigen_solver lowrank / subset (sygvx)",
-                t["lowrank"] / t["subset"],
-                at_most=CV_SOLVER_TARGET,
-                details=f"lowrank {t['lowrank']:.3f} s, subset {t['subset']:.3f} s (medians "
-                f"of {REPEAT}); max principal angle between the coefficients {angle:.1e} deg",
-            )
+                t,
+                ("lowrank", "subset"),
+                CV_SOLVER_TARGET,
+                f"max principal angle between the coefficients {angle:.1e} deg",
+            )  # fmt: skip
         )
     return rows
+
+
+def _ratio_row(n, d, metric, t, pair, target, note):
+    """A row of the time ratio ``t[pair[0]] / t[pair[1]]`` (medians), one BLAS thread."""
+    a, b = pair
+    return row(
+        f"N={n} D={d} C={N_CLASSES}, {BLAS_THREADS} BLAS thread",
+        metric,
+        t[a] / t[b],
+        at_most=target,
+        details=f"{a} {t[a]:.3f} s, {b} {t[b]:.3f} s (medians of {REPEAT}); {note}",
+    )
 
 
 def _span_reuse_rows(n: int) -> list[dict]:
@@ -216,16 +229,9 @@ def _span_reuse_rows(n: int) -> list[dict]:
 
     t, out = compare_median({"alone": fits, "shared": shared})
     gap = max(float(np.abs(a - b).max()) for a, b in zip(out["alone"], out["shared"], strict=True))
-    return [
-        row(
-            f"N={n} D={LDA_FEATURES} C={N_CLASSES}, {BLAS_THREADS} BLAS thread",
-            f"CV LDA_GE at {len(LDA_REGS)} reg values: one shared data span / one span per fit",
-            t["shared"] / t["alone"],
-            at_most=SPAN_REUSE_TARGET,
-            details=f"shared {t['shared']:.3f} s, alone {t['alone']:.3f} s (medians of "
-            f"{REPEAT}); largest projection difference {gap:.1e}",
-        )
-    ]
+    metric = f"CV LDA_GE at {len(LDA_REGS)} reg values: one shared data span / one span per fit"
+    note = f"largest projection difference {gap:.1e}"
+    return [_ratio_row(n, LDA_FEATURES, metric, t, ("shared", "alone"), SPAN_REUSE_TARGET, note)]
 
 
 def _floor(X):
