@@ -593,4 +593,10 @@ def test_linear_fits_of_one_reuse_block_share_the_data_span(n_samples):
     assert len(grams) == 1 and store.hits == len(models) + 1
     for a, b in zip(alone, shared, strict=True):
         np.testing.assert_array_equal(a, b)
-    np.testing.assert_array_equal(again, data_span(Xc)[0])
+    computed = data_span(Xc)
+    np.testing.assert_array_equal(again, computed[0])
+    # a stored span comes back in the computed arrays' memory layout (the wide span: F order)
+    for a, b in zip((again, basis), computed, strict=True):
+        assert (a.flags.c_contiguous, a.flags.f_contiguous) == (
+            b.flags.c_contiguous, b.flags.f_contiguous,
+        )  # fmt: skip

@@ -371,7 +371,11 @@ def eigh_centred_kernel(Kc: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _copied(value):
-    return tuple(v.copy() for v in value) if isinstance(value, tuple) else value.copy()
+    """Copies in the memory layout (C or F) of the computed arrays: what the caller does with a
+    stored result runs as it does with a computed one (``data_span``'s wide span is F-ordered)."""
+    if isinstance(value, tuple):
+        return tuple(v.copy(order="K") for v in value)
+    return value.copy(order="K")
 
 
 def reusable(function):

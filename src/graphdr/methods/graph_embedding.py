@@ -37,14 +37,13 @@ from graphdr.graphs import (
     make_graph,
 )
 from graphdr.kernels import (
-    array_key,
     center_kernel_test,
     center_kernel_train,
     check_kernel_health,
     eigh_centred_kernel,
     pairwise_kernel,
     resolve_gamma,
-    reuse_store,
+    reusable,
     stored_centred_kernel_eigh,
 )
 from graphdr.methods._linear import LinearProjectionMixin
@@ -109,21 +108,12 @@ def data_span(Xc: np.ndarray, tol: float = DEFAULT_TOL) -> tuple[np.ndarray, np.
     Inside :func:`graphdr.kernels.reuse_kernels` the result is kept in the block's store, keyed
     by the content of ``Xc`` and ``tol``: a later call on the same centred data (the next
     ``reg`` of a cross-validation grid at one fold, another linear method of the same fold)
-    gets copies of it, bit for bit what it would compute.
+    gets copies of it, bit for bit what it would compute (:func:`graphdr.kernels.reusable`).
     """
-    store = reuse_store()
-    if store is None:
-        return _data_span(Xc, tol)
-    key = array_key(f"data_span tol={float(tol)!r}", Xc)
-    kept = store.get(key)
-    if kept is None:
-        Z, basis = _data_span(Xc, tol)
-        store.put(key, (Z.copy(order="K"), basis.copy(order="K")))
-        return Z, basis
-    # copies in the computed arrays' memory layout (C or F): what follows runs as on a miss
-    return kept[0].copy(order="K"), kept[1].copy(order="K")
+    return _data_span(Xc, float(tol))  # one key for every caller (tol given or not)
 
 
+@reusable
 def _data_span(Xc: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
     n, d = Xc.shape
     tall = n >= d
