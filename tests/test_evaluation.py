@@ -883,3 +883,61 @@ def test_min_error_over_dimensions_ties_and_lists():
     assert opt.dim == 2 and opt.error == pytest.approx(0.25) and opt.std == pytest.approx(0.05)
     with pytest.raises(ValueError, match="same number of folds"):
         ev.min_error_over_dimensions(pd.concat([a, b.iloc[:2]]))
+
+
+def test_standardised_ovr_svm_scores_scale_by_the_training_part():
+    """Standardiser: the training part gets zero mean and unit variance, a constant column keeps
+    scale 1 (no division by ~0); the scores are the Newton SVM's on the standardised data."""
+    from graphdr.evaluation.classifiers import (
+        Standardiser,
+        fit_ovr_linear_svm,
+        standardised_ovr_svm_scores,
+    )
+
+    X, y = make_classification(n_samples=90, n_features=5, n_informative=3, n_classes=3,
+                               random_state=0)  # fmt: skip
+    X[:, 4] = 7.0
+    scale = Standardiser(X[:60])
+    Z = scale(X[:60])
+    np.testing.assert_allclose(Z[:, :4].mean(axis=0), 0.0, atol=1e-12)
+    np.testing.assert_allclose(Z[:, :4].std(axis=0), 1.0, rtol=1e-12)
+    assert scale.scale[4] == 1.0 and np.all(Z[:, 4] == 0.0)
+    reference = StandardScaler().fit(X[:60, :4])
+    np.testing.assert_allclose(Z[:, :4], reference.transform(X[:60, :4]), atol=1e-12)
+    classes = np.unique(y)
+    W, b = fit_ovr_linear_svm(Z, y[:60], classes, 0.5)
+    np.testing.assert_array_equal(
+        standardised_ovr_svm_scores(X[:60], y[:60], X[60:], classes, 0.5), scale(X[60:]) @ W + b
+    )
+
+
+def test_ovr_kernel_svm_is_libsvm_one_class_against_the_rest():
+    """fit_ovr_kernel_svm + ovr_decision_function: column k is the decision value of scikit-learn's
+    SVC trained with class k positive, on the same precomputed kernel."""
+    from graphdr.evaluation.classifiers import fit_ovr_kernel_svm, ovr_decision_function
+
+    X, y = make_classification(n_samples=80, n_features=6, n_informative=4, n_classes=3,
+                               random_state=1)  # fmt: skip
+    K = X[:50] @ X[:50].T
+    Kt = X[50:] @ X[:50].T
+    classes = np.unique(y)
+    scores = ovr_decision_function(fit_ovr_kernel_svm(K, y[:50], classes, 2.0), Kt)
+    assert scores.shape == (30, 3)
+    for k, c in enumerate(classes):
+        svm = SVC(kernel="linear", C=2.0).fit(X[:50], y[:50] == c)
+        np.testing.assert_allclose(scores[:, k], svm.decision_function(X[50:]), atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("value", "tried", "side"),
+    [
+        (0.1, [0.1, 1.0, 10.0], "low"),
+        (10.0, [1.0, 10.0, 0.1], "high"),
+        (1.0, [0.1, 1.0, 10.0], None),
+        (1.0 + 1e-12, [1.0, 2.0], "low"),
+        (3.0, [3.0, 3.0], None),  # one distinct value: no edge
+        (5.0, [], None),
+    ],
+)
+def test_grid_edge(value, tried, side):
+    assert ev.grid_edge(value, tried) == side

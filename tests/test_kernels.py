@@ -547,3 +547,32 @@ def test_eigh_centred_kernel_is_lapack_on_the_lower_triangle_and_shared_in_a_reu
     assert second[1] is first[1] and third[1] is first[1] and fourth[1] is first[1]
     np.testing.assert_array_equal(Kc_f, Kc)
     np.testing.assert_array_equal(first[0], s_ref)
+
+
+def test_rbf_grid_and_blocks_match_sklearn(monkeypatch):
+    """RBFGrid's kernels at several widths, the blocked float32 distances and the row blocks of
+    their RBF kernel, each against scikit-learn's rbf_kernel / euclidean_distances."""
+    from graphdr.kernels import RBFGrid, blocked_squared_distances, rbf_row_blocks
+
+    rng = np.random.default_rng(3)
+    X, Xt = rng.normal(size=(40, 6)), rng.normal(size=(23, 6))
+    grid = RBFGrid(X, Xt)
+    D = euclidean_distances(X, squared=True)
+    assert grid.mean_d2 == pytest.approx(D.mean(), rel=1e-12)
+    for factor in (0.5, 2.0, 2.0):
+        gamma = factor / grid.mean_d2
+        np.testing.assert_allclose(grid.train(gamma), rbf_kernel(X, gamma=gamma), atol=1e-12)
+        np.testing.assert_allclose(grid.test(gamma), rbf_kernel(Xt, X, gamma=gamma), atol=1e-12)
+    assert grid.train(gamma) is grid.train(gamma)  # the last width's kernel is kept
+    assert RBFGrid(X).D_test is None
+    # small blocks, so that the 23 rows span several of them
+    monkeypatch.setattr(kernels, "BLOCK_ENTRIES", 40 * 5)
+    Dt = blocked_squared_distances(Xt, X)
+    assert Dt.dtype == np.float32
+    np.testing.assert_allclose(Dt, euclidean_distances(Xt, X, squared=True), rtol=1e-6)
+    blocks = list(rbf_row_blocks(Dt, 0.1))
+    assert [start for start, _ in blocks] == [0, 5, 10, 15, 20]
+    assert all(block.dtype == np.float64 for _, block in blocks)
+    np.testing.assert_allclose(
+        np.vstack([b for _, b in blocks]), rbf_kernel(Xt, X, gamma=0.1), rtol=1e-5
+    )

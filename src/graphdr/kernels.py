@@ -652,6 +652,62 @@ def squared_distances(X, Y=None) -> np.ndarray:
     return G
 
 
+#: entries of one row block of :func:`blocked_squared_distances` and :func:`rbf_row_blocks`
+#: (256 MB of float64)
+BLOCK_ENTRIES = 1 << 25
+
+
+def blocked_squared_distances(X, Y, dtype=np.float32) -> np.ndarray:
+    """:func:`squared_distances` of every row of ``X`` to ``Y``, computed in row blocks of about
+    :data:`BLOCK_ENTRIES` float64 entries and stored as ``dtype`` (float32 halves a test set's
+    distances: 3.2 GB at 20000 x 20000; fit for matrices that enter no factorisation)."""
+    out = np.empty((X.shape[0], Y.shape[0]), dtype=dtype)
+    step = max(1, BLOCK_ENTRIES // max(1, Y.shape[0]))
+    for start in range(0, X.shape[0], step):
+        out[start : start + step] = squared_distances(X[start : start + step], Y)
+    return out
+
+
+def rbf_row_blocks(D, gamma: float):
+    """Yield ``(first row, exp(-gamma D[rows]))`` over row blocks of ``D`` (squared distances),
+    each block a float64 array of about :data:`BLOCK_ENTRIES` entries: an RBF kernel too large
+    to hold at once, used block by block."""
+    step = max(1, BLOCK_ENTRIES // max(1, D.shape[1]))
+    for start in range(0, D.shape[0], step):
+        block = np.asarray(D[start : start + step], dtype=np.float64)
+        yield start, np.exp(-gamma * block, out=block)
+
+
+class RBFGrid:
+    """RBF kernels ``exp(-gamma D)`` of one training set, and optionally one test set against it,
+    at any width, from squared distances computed once (a width grid's kernels cost one
+    exponential each, not one GEMM each).
+
+    The last kernel of each part is kept: a grid's points of one width (several regularisation
+    constants, subclass counts, SVM costs) follow each other and share it. ``mean_d2`` is the
+    training set's mean squared distance, the unit of relative widths.
+    """
+
+    def __init__(self, X_train, X_test=None):
+        self.D_train = squared_distances(X_train)
+        self.D_test = None if X_test is None else squared_distances(X_test, X_train)
+        self.mean_d2 = float(self.D_train.mean())
+        self._last = {}
+
+    def _kernel(self, part, D, gamma):
+        if part not in self._last or self._last[part][0] != gamma:
+            self._last[part] = (gamma, np.exp(-gamma * D))
+        return self._last[part][1]
+
+    def train(self, gamma: float) -> np.ndarray:
+        """The training kernel at ``gamma`` (kept until another width is asked for)."""
+        return self._kernel("train", self.D_train, gamma)
+
+    def test(self, gamma: float) -> np.ndarray:
+        """The test-against-training kernel at ``gamma`` (kept until another width is asked for)."""
+        return self._kernel("test", self.D_test, gamma)
+
+
 @reusable
 def pairwise_kernel(
     X, Y=None, *, kernel="rbf", gamma=None, degree=2, coef0=1.0, dtype=None

@@ -2,7 +2,8 @@
 
 :func:`plot_embedding` draws the first two columns of an embedding ``Z`` coloured by the class
 labels ``y`` and returns the Axes; :func:`embedding_legend` adds the class legend to an Axes or,
-for a figure of several panels, once below them. The styles come from :func:`class_styles`:
+for a figure of several panels, once below them; :func:`plot_embedding_panels` draws and saves
+a figure of several embeddings side by side. The styles come from :func:`class_styles`:
 
 * up to 8 classes, the Okabe-Ito palette (:data:`graphdr.reporting.OKABE_ITO`), safe for the
   common colour-vision deficiencies, all drawn as discs;
@@ -22,7 +23,14 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["MARKERS", "MAX_LEGEND_CLASSES", "class_styles", "plot_embedding", "embedding_legend"]
+__all__ = [
+    "MARKERS",
+    "MAX_LEGEND_CLASSES",
+    "class_styles",
+    "plot_embedding",
+    "embedding_legend",
+    "plot_embedding_panels",
+]
 
 #: Filled marker shapes cycled beyond 8 classes (filled: unfilled ones vanish with no edge).
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
@@ -260,3 +268,34 @@ def embedding_legend(
     for handle in leg.legend_handles:
         handle.set_alpha(1.0)
     return leg
+
+
+def plot_embedding_panels(
+    panels: Sequence[tuple[str, np.ndarray, np.ndarray]],
+    stem,
+    *,
+    suptitle: str,
+    panel_height: float = 2.1,
+    top: float = 0.6,
+    suptitle_size: float | None = None,
+    **scatter_kws,
+):
+    """One :func:`plot_embedding` panel per ``(title, Z, y)`` of ``panels``, in as many rows as
+    keep the figure within the double-column width (:func:`graphdr.reporting.panel_grid`; panels
+    2.2 in wide, ``panel_height`` tall, ``top`` inches for the titles), one class legend below
+    them, written to ``<stem>.pdf`` / ``.png`` by :func:`graphdr.reporting.save_figure` (returned).
+    ``scatter_kws`` go to every panel's :func:`plot_embedding` (e.g. ``s=3``)."""
+    from graphdr import reporting
+
+    nrows, ncols = reporting.panel_grid(len(panels))
+    size = (2.2 * ncols + 0.4, panel_height * nrows + top)
+    with reporting.figure_style(**{"figure.figsize": size}):
+        fig = reporting.new_figure()
+        axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+        for ax, (title, Z, y) in zip(axes, panels, strict=False):
+            plot_embedding(Z, y, ax, legend=False, title=title, **scatter_kws)
+        for ax in axes[len(panels) :]:
+            ax.set_axis_off()
+        embedding_legend(axes[0], figure=fig)
+        fig.suptitle(suptitle, **({} if suptitle_size is None else {"fontsize": suptitle_size}))
+        return reporting.save_figure(fig, stem)

@@ -11,7 +11,9 @@ workflow re-run only what an edit can change (editing a classifier does not redr
 
 * :mod:`~graphdr.evaluation.classifiers`: :func:`make_classifier` (1-NN, k-NN, nearest class
   centroid, linear and RBF SVM, decision tree), :func:`ovr_linear_svm_scores` (one-vs-rest
-  confidence scores) and :func:`ovr_svm_map` (their MAP, a scorer).
+  confidence scores) and :func:`ovr_svm_map` (their MAP, a scorer); paper 002's fast
+  one-vs-rest SVMs (``fit_ovr_linear_svm``, ``standardised_ovr_svm_scores``,
+  ``fit_ovr_kernel_svm``) are imported from the module.
 * :mod:`~graphdr.evaluation.metrics`: :func:`accuracy`, :func:`error_rate`,
   :func:`average_precision_per_class`, :func:`mean_average_precision`.
 * :mod:`~graphdr.evaluation.splits` (one vocabulary: ``y`` first, keyword ``random_state``,
@@ -26,7 +28,7 @@ workflow re-run only what an edit can change (editing a classifier does not redr
   :func:`one_nn_accuracy_by_dimension` and :func:`one_nn_accuracy`, :func:`loo_one_nn_error`.
 * :mod:`~graphdr.evaluation.selection`: :func:`score_dimensions`, :func:`validation_table`,
   :func:`select_hyperparameters`, :func:`select_hyperparameters_cv`,
-  :func:`cross_validate_dimensions`, :func:`min_error_over_dimensions`.
+  :func:`cross_validate_dimensions`, :func:`min_error_over_dimensions`, :func:`grid_edge`.
 """
 
 from graphdr.evaluation.classifiers import (
@@ -55,6 +57,7 @@ from graphdr.evaluation.selection import (
     DimensionOptimum,
     Selection,
     cross_validate_dimensions,
+    grid_edge,
     min_error_over_dimensions,
     score_dimensions,
     select_hyperparameters,
@@ -111,4 +114,5 @@ __all__ = [
     "select_hyperparameters_cv",
     "cross_validate_dimensions",
     "min_error_over_dimensions",
+    "grid_edge",
 ]

@@ -4,7 +4,8 @@ The central rule of the project lives in :func:`score_dimensions`: a DR model is
 the largest dimension and every smaller dimension is scored on the leading columns of that one
 embedding. :func:`validation_table`, :func:`select_hyperparameters`,
 :func:`select_hyperparameters_cv` and :func:`cross_validate_dimensions` fit one DR model per grid
-point (and split); :func:`min_error_over_dimensions` summarises CV curves.
+point (and split); :func:`min_error_over_dimensions` summarises CV curves;
+:func:`grid_edge` says whether a selected value sits on the edge of the values tried.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ __all__ = [
     "select_hyperparameters_cv",
     "cross_validate_dimensions",
     "min_error_over_dimensions",
+    "grid_edge",
 ]
 
 
@@ -424,3 +426,20 @@ def min_error_over_dimensions(scores: pd.DataFrame | Sequence[pd.DataFrame]) -> 
     best = curve.index[curve["error"] == curve["error"].min()][0]
     row = curve.loc[best]
     return DimensionOptimum(float(row["error"]), int(row["dim"]), float(row["std"]), curve)
+
+
+def grid_edge(value, tried) -> str | None:
+    """``"low"`` / ``"high"`` when ``value`` is (``np.isclose``) the smallest / largest of the
+    distinct values ``tried``, ``None`` when it is inside them or only one value was tried.
+
+    A value selected on the edge of its grid is not a tuned value: the optimum may lie beyond it
+    (``../shared/docs/evidence.md``, section 5). Papers 002 and 004 flag such selections.
+    """
+    tried = np.unique(np.asarray(tried, dtype=float))
+    if tried.size < 2:
+        return None
+    if np.isclose(value, tried[0]):
+        return "low"
+    if np.isclose(value, tried[-1]):
+        return "high"
+    return None

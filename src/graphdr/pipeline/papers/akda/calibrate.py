@@ -58,11 +58,10 @@ BASE = {
 def trial(params: Mapping, *, n_per_class: int = 10, seed: int = 0, base: Mapping = BASE) -> dict:
     """MAP (%) of AKDA, AKSDA (H = n_modes) and the raw-feature LSVM in the nEx condition."""
     from graphdr.datasets import make_gaussian_mixture
-    from graphdr.evaluation.classifiers import fit_ovr_linear_svm
+    from graphdr.evaluation.classifiers import fit_ovr_linear_svm, standardised_ovr_svm_scores
     from graphdr.evaluation.splits import per_class_count_split
-    from graphdr.kernels import squared_distances
+    from graphdr.kernels import RBFGrid
     from graphdr.methods import AKDA, AKSDA
-    from graphdr.pipeline.papers.akda.protocol import standardised_svm_scores
 
     spec = dict(base) | dict(params)
     X, y = make_gaussian_mixture(
@@ -73,10 +72,8 @@ def trial(params: Mapping, *, n_per_class: int = 10, seed: int = 0, base: Mappin
     )  # fmt: skip
     train, test = per_class_count_split(y, int(n_per_class), random_state=seed)
     classes = np.unique(y)
-    D = squared_distances(X[train])
-    gamma = 1.0 / float(D.mean())
-    K = np.exp(-gamma * D)
-    Kt = np.exp(-gamma * squared_distances(X[test], X[train]))
+    kernels = RBFGrid(X[train], X[test])
+    K, Kt = kernels.train(1.0 / kernels.mean_d2), kernels.test(1.0 / kernels.mean_d2)
     out = dict(params)
     models = {
         "AKDA": AKDA(kernel="precomputed", reg=0.1),
@@ -86,7 +83,7 @@ def trial(params: Mapping, *, n_per_class: int = 10, seed: int = 0, base: Mappin
     }
     for name, model in models.items():
         model.fit(K, y[train])
-        scores = standardised_svm_scores(
+        scores = standardised_ovr_svm_scores(
             model.transform(K), y[train], model.transform(Kt), classes, 0.1
         )
         out[name] = 100.0 * float(average_precision_per_class(y[test], scores, classes).mean())

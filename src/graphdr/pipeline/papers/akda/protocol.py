@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import os
 import time
-import warnings
 from collections.abc import Mapping
 from contextlib import nullcontext
 
@@ -40,9 +39,17 @@ import pandas as pd
 
 from graphdr import reporting
 from graphdr.datasets.prepared import load_npz
-from graphdr.evaluation.classifiers import fit_ovr_linear_svm
+from graphdr.evaluation.classifiers import (
+    Standardiser,
+    fit_ovr_kernel_svm,
+    fit_ovr_linear_svm,
+    ovr_decision_function,
+    standardised_ovr_svm_scores,
+)
 from graphdr.evaluation.metrics import average_precision_per_class
+from graphdr.evaluation.selection import grid_edge
 from graphdr.evaluation.splits import capped_shuffle_splits, per_class_count_split
+from graphdr.kernels import RBFGrid, blocked_squared_distances, rbf_row_blocks, squared_distances
 from graphdr.methods.registry import estimator_class, make_estimator
 from graphdr.pipeline import io
 from graphdr.pipeline.papers.akda.columns import KERNEL_DR, LINEAR_DR, METHODS, SUBCLASS_DR
@@ -157,108 +164,41 @@ def _estimator(
     raise ValueError(f"unknown method {method!r}; expected one of {METHODS}.")
 
 
-class _Kernels:
-    """RBF kernels of one train/test pair from their squared distances (computed once)."""
-
-    def __init__(self, X_train, X_test):
-        from graphdr.kernels import squared_distances
-
-        self.D_train = squared_distances(X_train)
-        self.D_test = squared_distances(X_test, X_train) if X_test is not None else None
-        self.mean_d2 = float(self.D_train.mean())
-        self._last = {}
-
-    def _cached(self, part, D, gamma):
-        # grid points of one width (several reg, H) follow each other: keep the last kernel
-        if part not in self._last or self._last[part][0] != gamma:
-            self._last[part] = (gamma, np.exp(-gamma * D))
-        return self._last[part][1]
-
-    def train(self, gamma):
-        return self._cached("train", self.D_train, gamma)
-
-    def test(self, gamma):
-        return self._cached("test", self.D_test, gamma)
-
-
 class _FinalKernels:
     """Squared distances of a draw's final training and test sets, computed once per draw and
     shared by every kernel method of a group run (:func:`akda_group_run`).
 
     The seconds spent on them are measured here and added to every method's training / testing
     time (what a standalone run of that method spends on the same distances). The test part is
-    stored in float32 (it enters no factorisation; at N = 20000 it halves a 3.2 GB array) and
-    computed in row blocks from float64 products.
+    stored in float32 (:func:`graphdr.kernels.blocked_squared_distances`: it enters no
+    factorisation) and used in float64 row blocks.
     """
 
     def __init__(self, X_train, X_test):
-        from graphdr.kernels import squared_distances
-
         t0 = time.perf_counter()
         self.D_train = squared_distances(X_train)
         self.mean_d2 = float(self.D_train.mean())
         self.train_seconds = time.perf_counter() - t0
         t0 = time.perf_counter()
-        self.D_test = np.empty((X_test.shape[0], X_train.shape[0]), dtype=np.float32)
-        step = max(1, _BLOCK_ENTRIES // max(1, X_train.shape[0]))
-        for start in range(0, X_test.shape[0], step):
-            stop = start + step
-            self.D_test[start:stop] = squared_distances(X_test[start:stop], X_train)
+        self.D_test = blocked_squared_distances(X_test, X_train)
         self.test_seconds = time.perf_counter() - t0
 
     def train_kernel(self, gamma):
         return np.exp(-gamma * self.D_train)
 
     def test_blocks(self, gamma):
-        """Row blocks of the float64 test kernel (about 256 MB each)."""
-        step = max(1, _BLOCK_ENTRIES // max(1, self.D_test.shape[1]))
-        for start in range(0, self.D_test.shape[0], step):
-            block = np.asarray(self.D_test[start : start + step], dtype=np.float64)
-            yield start, np.exp(-gamma * block, out=block)
-
-
-#: entries of one row block of a test kernel (256 MB of float64)
-_BLOCK_ENTRIES = 1 << 25
-
-
-class _Standardise:
-    """Zero mean, unit variance per coordinate (training statistics; constant columns kept)."""
-
-    def __init__(self, Z):
-        self.mean = Z.mean(axis=0)
-        std = Z.std(axis=0)
-        self.scale = np.where(std > 1e-12 * max(std.max(initial=0.0), 1e-300), std, 1.0)
-
-    def __call__(self, Z):
-        return (Z - self.mean) / self.scale
+        return rbf_row_blocks(self.D_test, gamma)
 
 
 # ---- methods ---------------------------------------------------------------------------------
 
 
-def standardised_svm_scores(Z_train, y_train, Z_test, classes, C):
-    """One-vs-rest linear SVM scores on features standardised with the training part's mean and
-    scale (the paper's LSVM on top of every DR method)."""
-    scale = _Standardise(Z_train)
-    W, b = fit_ovr_linear_svm(scale(Z_train), y_train, classes, C)
-    return scale(Z_test) @ W + b
-
-
 def _raw_svm_scores(method, K_or_X_train, y_train, K_or_X_test, classes, C):
     """LSVM (the linear SVMs on the raw features) or KSVM (LIBSVM, precomputed kernel)."""
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.svm import SVC
-
     if method == "LSVM":
         W, b = fit_ovr_linear_svm(K_or_X_train, y_train, classes, C)
         return K_or_X_test @ W + b
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        out = np.empty((K_or_X_test.shape[0], len(classes)))
-        for k, c in enumerate(classes):
-            model = SVC(C=C, kernel="precomputed").fit(K_or_X_train, y_train == c)
-            out[:, k] = model.decision_function(K_or_X_test)
-        return out
+    return ovr_decision_function(fit_ovr_kernel_svm(K_or_X_train, y_train, classes, C), K_or_X_test)
 
 
 def _grid(method: str, cv: Mapping, estimators=None, gamma_factors=None) -> list[dict]:
@@ -316,7 +256,7 @@ def _evaluate(method, point, X_tr, y_tr, X_te, classes, Cs, *, kernels, reg, see
     else:
         Z_tr = model.fit(X_tr, y_tr).transform(X_tr)
         Z_te = model.transform(X_te)
-    return {C: standardised_svm_scores(Z_tr, y_tr, Z_te, classes, C) for C in Cs}
+    return {C: standardised_ovr_svm_scores(Z_tr, y_tr, Z_te, classes, C) for C in Cs}
 
 
 def _mean_table(rows) -> tuple[pd.DataFrame, list[str]]:
@@ -362,7 +302,7 @@ def cv_folds(X, y, *, cv: Mapping, seed: int, kernels: bool):
         max_train=cv.get("max_learn"),
         max_val=cv.get("max_val"),
     )
-    return [(learn, val, _Kernels(X[learn], X[val]) if kernels else None) for learn, val in splits]
+    return [(learn, val, RBFGrid(X[learn], X[val]) if kernels else None) for learn, val in splits]
 
 
 def cross_validate(
@@ -449,13 +389,8 @@ def _search(run, method, cv, estimators, rows, factors):
 
 def selection_edges(best: Mapping, mean: pd.DataFrame) -> list[str]:
     """Searched parameters whose selected value is the smallest or largest value tried."""
-    edges = []
-    for key, value in best.items():
-        tried = np.unique(mean[key].to_numpy(dtype=float))
-        if tried.size > 1 and (np.isclose(value, tried[0]) or np.isclose(value, tried[-1])):
-            side = "low" if np.isclose(value, tried[0]) else "high"
-            edges.append(f"{key}:{side}")
-    return edges
+    sides = {key: grid_edge(value, mean[key]) for key, value in best.items()}
+    return [f"{key}:{side}" for key, side in sides.items() if side]
 
 
 def _final_fit(
@@ -469,8 +404,6 @@ def _final_fit(
     training and testing times in place of computing them again. ``timed=False``: the seconds
     are not reported, and a kernel method is solved by :func:`_untimed_solver`.
     """
-    from graphdr.kernels import squared_distances
-
     C = best["C"]
     kernel = is_kernel_dr(method, estimators)
     t0 = time.perf_counter()
@@ -499,19 +432,13 @@ def _final_fit(
         scores = X_te @ W + b
         return scores, t_train, time.perf_counter() - t0, None
     if method == "KSVM":
-        from sklearn.exceptions import ConvergenceWarning
-        from sklearn.svm import SVC
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            models = [SVC(C=C, kernel="precomputed").fit(K, y_tr == c) for c in classes]
+        models = fit_ovr_kernel_svm(K, y_tr, classes, C)
         del K
         t_train = time.perf_counter() - t0 + t_dist_train
         t0 = time.perf_counter()
         scores = np.empty((X_te.shape[0], len(classes)))
         for start, Kt in test_kernel_blocks():
-            rows = slice(start, start + Kt.shape[0])
-            scores[rows] = np.column_stack([m.decision_function(Kt) for m in models])
+            scores[start : start + Kt.shape[0]] = ovr_decision_function(models, Kt)
         t_test = time.perf_counter() - t0 + t_dist_test
         return scores, t_train, t_test, None
     shape = {"n_samples": X_tr.shape[0], "n_features": X_tr.shape[1]}
@@ -526,7 +453,7 @@ def _final_fit(
         del K
     else:
         Z_tr = model.fit(X_tr, y_tr).transform(X_tr)
-    scale = _Standardise(Z_tr)
+    scale = Standardiser(Z_tr)
     W, b = fit_ovr_linear_svm(scale(Z_tr), y_tr, classes, C)
     t_train = time.perf_counter() - t0 + (t_dist_train if kernel else 0.0)
     t0 = time.perf_counter()
@@ -983,8 +910,6 @@ def akda_toy(
     ``separation_path`` receives what the two figures show as numbers (claims C4-C5):
     :func:`toy_separation` of the figures' training samples and of the split's held-out samples.
     """
-    from graphdr.plotting import plot_embedding
-
     AKDA, KDA = estimator_class("AKDA"), estimator_class("KDA")
 
     data = load_npz(prepared)
@@ -1009,33 +934,29 @@ def akda_toy(
         timing["kda_seconds"] = time.perf_counter() - t0
     io.write_json(timing, timing_path)
     names = {1: "target class", 0: "rest"}
-    with reporting.figure_style():
-        fig = reporting.new_figure()
-        ax = fig.subplots()
-        plot_embedding(X[:, :2], t, ax, labels=names, s=3, alpha=0.6, ticks=True, legend=False)
-        ax.set_xlabel("input dimension 1")
-        ax.set_ylabel("input dimension 2")
-        ax.set_title(f"{dataset_label}: training set, 2 input dims")
-        ax.legend(markerscale=3)
-        reporting.save_figure(fig, scatter_stem)
-    with reporting.figure_style():
-        fig = reporting.new_figure()
-        ax = fig.subplots()
-        order = np.argsort(t, kind="stable")
-        idx = np.arange(t.size)
-        plot_embedding(
-            np.column_stack([idx, z[order]]),
-            t[order],
-            ax,
-            labels=names,
-            s=3,
-            alpha=0.6,
-            ticks=True,
-            legend=False,
-        )
-        ax.set_xlabel("training sample (rest first, then target)")
-        ax.set_ylabel("AKDA projection $z$")
-        ax.set_title(f"{dataset_label}: 1-D AKDA projection (linear kernel)")
-        ax.legend(markerscale=3)
-        reporting.save_figure(fig, projection_stem)
+    _toy_figure(
+        X[:, :2], t, names, ("input dimension 1", "input dimension 2"),
+        f"{dataset_label}: training set, 2 input dims", scatter_stem,
+    )  # fmt: skip
+    order = np.argsort(t, kind="stable")
+    _toy_figure(
+        np.column_stack([np.arange(t.size), z[order]]), t[order], names,
+        ("training sample (rest first, then target)", "AKDA projection $z$"),
+        f"{dataset_label}: 1-D AKDA projection (linear kernel)", projection_stem,
+    )  # fmt: skip
     return timing
+
+
+def _toy_figure(points, t, names, axis_labels, title, stem) -> None:
+    """One panel of the toy example: ``points`` (2 columns) coloured by target / rest."""
+    from graphdr.plotting import plot_embedding
+
+    with reporting.figure_style():
+        fig = reporting.new_figure()
+        ax = fig.subplots()
+        plot_embedding(points, t, ax, labels=names, s=3, alpha=0.6, ticks=True, legend=False)
+        ax.set_xlabel(axis_labels[0])
+        ax.set_ylabel(axis_labels[1])
+        ax.set_title(title)
+        ax.legend(markerscale=3)
+        reporting.save_figure(fig, stem)

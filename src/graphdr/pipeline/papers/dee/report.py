@@ -97,21 +97,12 @@ def read_run(result_path: str | os.PathLike, timing_path: str | os.PathLike | No
 
 
 def plot_embeddings(loaded: Mapping[str, Mapping], titles: Mapping[str, str], suptitle: str, stem):
-    """The 2-D embeddings of ``loaded`` (label -> run with ``Z`` and ``y``) side by side, in as
-    many rows as keep the figure within the double-column width, one class legend below."""
-    from graphdr.plotting import embedding_legend, plot_embedding
+    """The 2-D embeddings of ``loaded`` (label -> run with ``Z`` and ``y``) side by side
+    (:func:`graphdr.plotting.plot_embedding_panels`)."""
+    from graphdr.plotting import plot_embedding_panels
 
-    nrows, ncols = reporting.panel_grid(len(loaded))
-    with reporting.figure_style(**{"figure.figsize": (2.2 * ncols + 0.4, 2.1 * nrows + 0.6)}):
-        fig = reporting.new_figure()
-        axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-        for ax, (label, run) in zip(axes, loaded.items(), strict=False):
-            plot_embedding(run["Z"], run["y"], ax, legend=False, title=titles[label])
-        for ax in axes[len(loaded) :]:
-            ax.set_axis_off()
-        embedding_legend(axes[0], figure=fig)
-        fig.suptitle(suptitle)
-        reporting.save_figure(fig, stem)
+    panels = [(titles[label], run["Z"], run["y"]) for label, run in loaded.items()]
+    plot_embedding_panels(panels, stem, suptitle=suptitle)
 
 
 def _elapsed(timing: Mapping) -> np.ndarray:

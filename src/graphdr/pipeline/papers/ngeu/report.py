@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from graphdr import reporting
+from graphdr.evaluation.selection import grid_edge
 from graphdr.ledger.stats import mcnemar_exact, wilcoxon_paired
 from graphdr.pipeline import io
 from graphdr.pipeline.papers.ngeu.protocol import (
@@ -58,6 +59,7 @@ def _describe(row) -> str:
 #: its grid is not a tuned value: evidence.md, section 5)
 _EDGE_PARAMS = ("beta", "s0", "gamma_scale", "C")
 _GRID_KEYS = {"beta": "beta", "s0": "s0", "gamma_scale": "gamma_scale", "C": "svm_C"}
+_SIDES = {"low": "lower", "high": "upper"}
 
 
 def grid_edges(rec: Mapping, grid: Mapping) -> str:
@@ -65,14 +67,10 @@ def grid_edges(rec: Mapping, grid: Mapping) -> str:
     upper edge of their grid (empty when none does, or the grid has one value)."""
     flags = []
     for p in _EDGE_PARAMS:
-        values = sorted(float(v) for v in grid.get(_GRID_KEYS[p], []))
-        if p not in rec or pd.isna(rec[p]) or len(values) < 2:
-            continue
-        v = float(rec[p])
-        if np.isclose(v, values[0]):
-            flags.append(f"{p}={v:.4g} (lower edge)")
-        elif np.isclose(v, values[-1]):
-            flags.append(f"{p}={v:.4g} (upper edge)")
+        if p in rec and pd.notna(rec[p]):
+            side = grid_edge(float(rec[p]), grid.get(_GRID_KEYS[p], []))
+            if side:
+                flags.append(f"{p}={float(rec[p]):.4g} ({_SIDES[side]} edge)")
     return "; ".join(flags)
 
 

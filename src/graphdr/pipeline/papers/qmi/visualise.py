@@ -15,7 +15,6 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from graphdr import reporting
 from graphdr.datasets.prepared import load_npz
 from graphdr.evaluation.dimensions import loo_one_nn_error
 from graphdr.evaluation.splits import stratified_halves
@@ -79,7 +78,7 @@ def visualise(prepared, cfg: Mapping, *, title: str, kernel_stem, linear_stem, s
 
     Held out because on its own training points a near-full-rank kernel method collapses each
     class to a point by interpolation (KQMI, GDA): the paper's figures show training points."""
-    from graphdr.plotting import embedding_legend, plot_embedding
+    from graphdr.plotting import plot_embedding_panels
 
     ds = load_npz(prepared)
     cfg = protocol(cfg)
@@ -99,18 +98,12 @@ def visualise(prepared, cfg: Mapping, *, title: str, kernel_stem, linear_stem, s
     proj, y_test = drawn
     for group, stem in (("kernel", kernel_stem), ("linear", linear_stem)):
         ests = proj[group]
-        nrows, ncols = reporting.panel_grid(len(ests))
-        with reporting.figure_style(**{"figure.figsize": (2.2 * ncols + 0.4, 2.2 * nrows + 0.5)}):
-            fig = reporting.new_figure()
-            axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-            for ax, (name, Z) in zip(axes, ests.items(), strict=False):
-                err = first[VISUAL_NAMES.get(name, name)]
-                plot_embedding(Z, y_test, ax, s=3, legend=False, title=f"{name}: {err:.1f} %")
-            for ax in axes[len(ests) :]:
-                ax.set_axis_off()
-            embedding_legend(axes[0], figure=fig)
-            fig.suptitle(
-                f"{title}: held-out half in 2-D, {group} methods (LOO 1-NN error)", fontsize=8
-            )
-            reporting.save_figure(fig, stem)
+        panels = [
+            (f"{name}: {first[VISUAL_NAMES.get(name, name)]:.1f} %", Z, y_test)
+            for name, Z in ests.items()
+        ]
+        suptitle = f"{title}: held-out half in 2-D, {group} methods (LOO 1-NN error)"
+        plot_embedding_panels(
+            panels, stem, suptitle=suptitle, panel_height=2.2, top=0.5, suptitle_size=8, s=3
+        )
     return frame
