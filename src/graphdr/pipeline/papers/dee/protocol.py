@@ -26,6 +26,7 @@ import pandas as pd
 
 from graphdr.datasets.prepared import load_npz
 from graphdr.evaluation.dimensions import one_nn_accuracy, one_nn_accuracy_by_dimension
+from graphdr.evaluation.selection import select_hyperparameters_cv
 from graphdr.evaluation.splits import per_class_split, stratified_kfold
 from graphdr.kernels import mean_distance
 from graphdr.methods.registry import estimator_class, make_estimator
@@ -206,10 +207,11 @@ def select_params_by_cv(
     """The combination of ``grid`` values (every product, in order) with the best mean 1-NN
     accuracy over a stratified ``folds``-fold split of (``X``, ``y``) (a replication's training
     part; :func:`graphdr.evaluation.splits.stratified_kfold`), the method fitted at
-    ``dimension`` (capped by the features); ties go to the first combination. Parameters named
-    in ``relative`` take their values as factors of the mean within-class distance of the whole
-    of ``X`` (:func:`within_class_distance`), the same absolute value in every fold.
-    Deterministic: the folds are shuffled with ``seed``.
+    ``dimension`` (capped by the features); ties go to the first combination
+    (:func:`graphdr.evaluation.selection.select_hyperparameters_cv`, one fit per combination and
+    fold). Parameters named in ``relative`` take their values as factors of the mean within-class
+    distance of the whole of ``X`` (:func:`within_class_distance`), the same absolute value in
+    every fold. Deterministic: the folds are shuffled with ``seed``.
 
     Returns ``(params, factors)``: the chosen constructor values and the chosen grid values.
     """
@@ -224,25 +226,17 @@ def select_params_by_cv(
         )
     unit = within_class_distance(X, y) if relative else 1.0
     d = min(int(dimension), X.shape[1])
-    split = stratified_kfold(y, folds, random_state=seed)
     names = list(grid)
-    combos = list(itertools.product(*(grid[k] for k in names)))
-    best, best_score = None, -np.inf
-    for combo in combos:
-        values = {k: (v * unit if k in relative else v) for k, v in zip(names, combo, strict=True)}
-        accs = []
-        for fit_idx, val_idx in split:
-            model = make_estimator(estimator, **(dict(params) | values | {"n_components": d}))
-            model.fit(X[fit_idx], y[fit_idx])
-            accs.append(
-                one_nn_accuracy(
-                    model.transform(X[fit_idx]), y[fit_idx], model.transform(X[val_idx]), y[val_idx]
-                )
-            )
-        score = float(np.mean(accs))
-        if score > best_score:
-            best, best_score = (values, dict(zip(names, combo, strict=True))), score
-    return best
+    combos = [dict(zip(names, c, strict=True)) for c in itertools.product(*grid.values())]
+    points = [{k: (v * unit if k in relative else v) for k, v in c.items()} for c in combos]
+
+    def make(**values):
+        return make_estimator(estimator, **(dict(params) | values | {"n_components": d}))
+
+    chosen = select_hyperparameters_cv(
+        make, points, X, y, stratified_kfold(y, folds, random_state=seed), [d], one_nn_accuracy
+    )
+    return chosen.params, combos[int(chosen.best["grid_index"])]
 
 
 def select_by_cv(
