@@ -583,10 +583,10 @@ def test_sensitivity_variant_refits_only_when_its_setting_was_not_chosen(monkeyp
 
 
 def test_group_run_shares_kernels_and_equals_standalone_runs(tmp_path):
-    """One process for several kernel methods (shared folds, distances, partitions) gives each
-    method the record of its own run: same selection and AP (the test kernel of the group comes
-    from float32 distances, hence the tolerance), the skipped method records its reason, and the
-    training time includes the shared distances' seconds."""
+    """One process for several methods (shared folds, distances, partitions; a linear method
+    among the kernel ones) gives each method the record of its own run, bit for bit: nothing one
+    method computes leaks into another's. The skipped method records its reason, and a kernel
+    method's training time includes the shared distances' seconds."""
     from graphdr.datasets.prepared import Dataset, save_npz
 
     X, y = _tiny()
@@ -594,7 +594,7 @@ def test_group_run_shares_kernels_and_equals_standalone_runs(tmp_path):
     save_npz(Dataset("tiny", X, y, [str(c) for c in np.unique(y)]), path)
     cv = {"folds": 2, "learn_fraction": 0.5, "gamma_factors": [0.5, 2.0], "reg": [1e-3, 1.0]}
     cv |= {"C": [0.1, 1.0], "n_subclasses": [1, 2]}
-    methods = ["AKDA", "AKSDA", "GSDA", "KSVM", "SRKDA"]
+    methods = ["AKDA", "AKSDA", "GSDA", "KSVM", "PCA", "SRKDA"]
     paths = {m: (tmp_path / f"g_{m}.json", tmp_path / f"g_{m}.timing.json") for m in methods}
     common = dict(dataset="tiny", condition="10Ex", n_per_class=10, cv=cv, reg=0.5, seed=3)
     common |= dict(sensitivity={"reg": 1e-3}, draws=2)
@@ -603,24 +603,21 @@ def test_group_run_shares_kernels_and_equals_standalone_runs(tmp_path):
         result_paths={m: p[0] for m, p in paths.items()},
         timing_paths={m: p[1] for m, p in paths.items()}, **common,
     )  # fmt: skip
-    assert set(group) == {"AKDA", "AKSDA", "GSDA", "KSVM"}
+    assert set(group) == {"AKDA", "AKSDA", "GSDA", "KSVM", "PCA"}
     assert json.loads(paths["SRKDA"][0].read_text()) == {"method": "SRKDA", "skipped": "budget"}
     for m in group:
         alone = akda.akda_run(
             path, method=m, result_path=tmp_path / f"{m}.json",
             timing_path=tmp_path / f"{m}.timing.json", **common,
         )  # fmt: skip
-        for mine, ref in zip(group[m]["draws"], alone["draws"], strict=True):
-            assert mine["selected"] == ref["selected"]
-            np.testing.assert_allclose(mine["ap"], ref["ap"], atol=1e-6)
-            for name, variant in ref["variants"].items():
-                np.testing.assert_allclose(mine["variants"][name]["ap"], variant["ap"], atol=1e-6)
+        assert group[m]["draws"] == alone["draws"]
         timing = group[m]["timing"]
+        if m == "PCA":
+            assert "shared_distance_seconds" not in timing
+            continue
         assert timing["train_seconds"] >= timing["shared_distance_seconds"]["train"] > 0
         # millisecond fits: the reported seconds are the median of 3 fits (first draw only)
         assert timing["timing_repeats"] == alone["timing"]["timing_repeats"] == 3
-    with pytest.raises(ValueError, match="not a kernel method"):
-        akda.akda_group_run(path, methods=["PCA"], result_paths={}, timing_paths={}, **common)
 
 
 def test_cached_partitions_reuse_only_identical_requests(monkeypatch):

@@ -399,31 +399,21 @@ def _final_fit(
 ):  # fmt: skip
     """Train with the selected parameters and score the test set, timing both stages.
 
-    ``shared`` (:class:`_FinalKernels`, kernel methods and KSVM of a group run) holds the
-    squared distances of this training / test pair: their measured seconds are added to the
-    training and testing times in place of computing them again. ``timed=False``: the seconds
-    are not reported, and a kernel method is solved by :func:`_untimed_solver`.
+    ``shared`` (:class:`_FinalKernels`) holds the squared distances of this training / test
+    pair, computed once per draw for every kernel method and KSVM of a run (built here when not
+    given): their measured seconds are added to the training and testing times.
+    ``timed=False``: the seconds are not reported, and a kernel method is solved by
+    :func:`_untimed_solver`.
     """
     C = best["C"]
     kernel = is_kernel_dr(method, estimators)
+    if (kernel or method == "KSVM") and shared is None:
+        shared = _FinalKernels(X_tr, X_te)
     t0 = time.perf_counter()
-    if shared is not None and (kernel or method == "KSVM"):
+    if kernel or method == "KSVM":
         gamma = best["gamma_factor"] / shared.mean_d2
         K = shared.train_kernel(gamma)
         t_dist_train, t_dist_test = shared.train_seconds, shared.test_seconds
-
-        def test_kernel_blocks():
-            return shared.test_blocks(gamma)
-
-    elif kernel or method == "KSVM":
-        D = squared_distances(X_tr)
-        gamma = best["gamma_factor"] / float(D.mean())
-        K = np.exp(-gamma * D, out=D)
-        del D
-        t_dist_train = t_dist_test = 0.0  # timed as part of the fit
-
-        def test_kernel_blocks():
-            return iter([(0, np.exp(-gamma * squared_distances(X_te, X_tr)))])
 
     if method == "LSVM":
         W, b = fit_ovr_linear_svm(X_tr, y_tr, classes, C)
@@ -437,7 +427,7 @@ def _final_fit(
         t_train = time.perf_counter() - t0 + t_dist_train
         t0 = time.perf_counter()
         scores = np.empty((X_te.shape[0], len(classes)))
-        for start, Kt in test_kernel_blocks():
+        for start, Kt in shared.test_blocks(gamma):
             scores[start : start + Kt.shape[0]] = ovr_decision_function(models, Kt)
         t_test = time.perf_counter() - t0 + t_dist_test
         return scores, t_train, t_test, None
@@ -459,7 +449,7 @@ def _final_fit(
     t0 = time.perf_counter()
     if kernel:
         Z_te = np.empty((X_te.shape[0], Z_tr.shape[1]))
-        for start, Kt in test_kernel_blocks():
+        for start, Kt in shared.test_blocks(gamma):
             Z_te[start : start + Kt.shape[0]] = model.transform(Kt)
     else:
         Z_te = model.transform(X_te)
@@ -471,21 +461,6 @@ def _final_fit(
 def sensitivity_name(setting: Mapping) -> str:
     """The ledger variant of a sensitivity setting, e.g. ``{"reg": 0.001}`` -> ``reg=0.001``."""
     return ",".join(f"{k}={float(v):g}" for k, v in setting.items() if k != "max_train")
-
-
-def _one_draw(method, X, y, *, n_per_class, cv, reg, seed, estimators, sensitivity, timed=True):
-    """CV, final fit and test of one seeded draw of the condition split: (record, seconds);
-    ``timed``: the draw whose seconds are reported (:data:`TIMING_REPEATS`)."""
-    train, test = per_class_count_split(y, int(n_per_class), random_state=seed)
-    t0 = time.perf_counter()
-    best, table = cross_validate(
-        method, X[train], y[train], cv=cv, reg=reg, seed=seed, estimators=estimators
-    )
-    t_cv = time.perf_counter() - t0
-    return _draw_record(
-        method, best, table, X, y, train, test, reg=reg, seed=seed, estimators=estimators,
-        sensitivity=sensitivity, t_cv=t_cv, timed=timed,
-    )  # fmt: skip
 
 
 #: The reported training / testing seconds are the median of this many final fits when one fit
@@ -644,20 +619,12 @@ def akda_run(
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; expected one of {METHODS}.")
-    _check_draws(draws)
-    X, y = _load(prepared)
-    records, timing = [], None
-    for d in range(int(draws)):
-        record, seconds = _one_draw(
-            method, X, y, n_per_class=n_per_class, cv=cv, reg=reg, seed=seed + d,
-            estimators=estimators, sensitivity=sensitivity, timed=d == 0,
-        )  # fmt: skip
-        records.append(record)
-        timing = timing or seconds
-    return _write_run(
-        records, timing, X=X, y=y, dataset=dataset, condition=condition, method=method,
-        estimators=estimators, paths=(result_path, timing_path),
-    )  # fmt: skip
+    return akda_group_run(
+        prepared, dataset=dataset, condition=condition, n_per_class=n_per_class,
+        methods=[method], cv=cv, reg=reg, seed=seed, result_paths={method: result_path},
+        timing_paths={method: timing_path}, estimators=estimators, sensitivity=sensitivity,
+        draws=draws,
+    )[method]  # fmt: skip
 
 
 def akda_group_run(
@@ -677,25 +644,22 @@ def akda_group_run(
     draws: int = 1,
     skipped: Mapping[str, str] | None = None,
 ) -> dict:
-    """:func:`akda_run` for several kernel methods (and KSVM) of one dataset and condition in
-    one process, sharing what does not depend on the method.
+    """:func:`akda_run` for several methods of one dataset and condition in one process,
+    sharing what does not depend on the method (the workflow runs the kernel methods and KSVM
+    of a dataset and condition together, each other method alone).
 
-    Per draw: the condition split, the CV folds and their squared distances (one RBF kernel per
-    fold and width, cached across reg, H and C: :class:`_Kernels`), the subclass partitions
-    (k-means once per fold, width and H for AKSDA and GSDA together), and the squared distances
-    of the final training and test sets (:class:`_FinalKernels`, computed once and timed once:
-    their seconds are added to every method's training / testing time). Every method's record
-    is what :func:`akda_run` writes for it (same CV folds, seeds and selection; the test kernel
-    comes from float32 distances). ``skipped`` maps methods not run to their reason (their
-    result file records it, their timing file is empty). Returns {method: record}.
+    Per draw: the condition split, the CV folds and, when a kernel method or KSVM is among
+    ``methods``, their squared distances (one RBF kernel per fold and width, cached across reg,
+    H and C: :class:`graphdr.kernels.RBFGrid`), the subclass partitions (k-means once per fold,
+    width and H for AKSDA and GSDA together), and the squared distances of the final training
+    and test sets (:class:`_FinalKernels`, computed once and timed once: their seconds are added
+    to every kernel method's training / testing time; the test kernel comes from float32
+    distances). Every method's record is the one a run of that method alone writes (same CV
+    folds, seeds and selection). ``skipped`` maps methods not run to their reason (their result
+    file records it, their timing file is empty). Returns {method: record}.
     """
     methods = [m for m in methods if m not in (skipped or {})]
-    for m in methods:
-        if not (is_kernel_dr(m, estimators) or m == "KSVM"):
-            raise ValueError(
-                f"akda_group_run shares RBF kernels: {m!r} is not a kernel method; run it with "
-                "akda_run."
-            )
+    kernel = {m for m in methods if is_kernel_dr(m, estimators) or m == "KSVM"}
     _check_draws(draws)
     X, y = _load(prepared)
     records = {m: [] for m in methods}
@@ -703,7 +667,7 @@ def akda_group_run(
     for d in range(int(draws)):
         s = seed + d
         train, test = per_class_count_split(y, int(n_per_class), random_state=s)
-        folds = cv_folds(X[train], y[train], cv=cv, seed=s, kernels=True)
+        folds = cv_folds(X[train], y[train], cv=cv, seed=s, kernels=bool(kernel))
         chosen = {}
         with _partition_cache(methods, estimators):
             for m in methods:
@@ -714,12 +678,13 @@ def akda_group_run(
                 )  # fmt: skip
                 chosen[m] = (best, table, time.perf_counter() - t0)
         del folds
-        shared = _FinalKernels(X[train], X[test]) if methods else None
+        shared = _FinalKernels(X[train], X[test]) if kernel else None
         for m in methods:
             best, table, t_cv = chosen[m]
             record, seconds = _draw_record(
                 m, best, table, X, y, train, test, reg=reg, seed=s, estimators=estimators,
-                sensitivity=sensitivity, t_cv=t_cv, shared=shared, timed=d == 0,
+                sensitivity=sensitivity, t_cv=t_cv, shared=shared if m in kernel else None,
+                timed=d == 0,
             )  # fmt: skip
             records[m].append(record)
             timings.setdefault(m, seconds)
