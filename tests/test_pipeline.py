@@ -222,6 +222,34 @@ def test_result_rows_and_frames_share_the_ledgers_columns_in_order():
     assert empty.empty and list(empty.columns) == list(RESULT_COLUMNS)
 
 
+def test_complete_variant_copies_only_the_primary_units_the_variant_lacks():
+    """A variant with its own (d1, A) row gets the primary rows of the other pairs, after the
+    frame's rows; ``within`` limits both sides to a part of the frame (here study s1)."""
+    from graphdr.pipeline.results import complete_variant, result_frame
+
+    rows = [("s1", "primary", "d1", "A", 1.0), ("s1", "primary", "d1", "B", 2.0),
+            ("s1", "primary", "d2", "A", 3.0), ("s2", "primary", "d1", "A", 4.0),
+            ("s1", "v", "d1", "A", 9.0)]  # fmt: skip
+    frame = result_frame(
+        paper="p", study=[r[0] for r in rows], variant=[r[1] for r in rows],
+        dataset=[r[2] for r in rows], method=[r[3] for r in rows], metric="acc",
+        value=[r[4] for r in rows],
+    )  # fmt: skip
+    out = complete_variant(frame, "v", ["dataset", "method"])
+    assert out.iloc[: len(frame)].equals(frame)
+    copied = out.iloc[len(frame) :]
+    assert copied[["study", "variant", "dataset", "method", "value"]].values.tolist() == [
+        ["s1", "v", "d1", "B", 2.0], ["s1", "v", "d2", "A", 3.0],
+    ]  # fmt: skip
+    # by dataset, inside study s1: d1 has the variant's own row, d2 is copied; s2 is untouched
+    only_s1 = complete_variant(frame, "v", ["dataset"], within=frame["study"] == "s1")
+    assert only_s1.iloc[len(frame) :][["study", "dataset", "method"]].values.tolist() == [
+        ["s1", "d2", "A"]
+    ]
+    # a variant with no rows of its own gets every primary row
+    assert len(complete_variant(frame, "w", ["dataset", "method"])) == len(frame) + 4
+
+
 def test_code_closure_follows_imports_not_parents_or_strings(tmp_path):
     _write(
         tmp_path,

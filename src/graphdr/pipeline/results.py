@@ -11,10 +11,17 @@ from __future__ import annotations
 
 import pandas as pd
 
-from graphdr.ledger.vocabulary import RESULT_COLUMNS
+from graphdr.ledger.vocabulary import PRIMARY, RESULT_COLUMNS
 from graphdr.pipeline import io
 
-__all__ = ["MEASURED_STUDIES", "result_frame", "result_row", "sort_results", "write_results"]
+__all__ = [
+    "MEASURED_STUDIES",
+    "complete_variant",
+    "result_frame",
+    "result_row",
+    "sort_results",
+    "write_results",
+]
 
 #: Studies of a results frame that hold wall-clock measurements: they go to
 #: ``<paper>_results_timing.csv`` (the project's "timing" naming convention: bytes change run to
@@ -56,6 +63,24 @@ def result_frame(rows=(), extra=(), **columns) -> pd.DataFrame:
         return pd.DataFrame(list(rows), columns=names)
     columns = {"classifier": "", "dimension": "", "split": ""} | columns
     return pd.DataFrame({name: columns[name] for name in names})
+
+
+def complete_variant(frame: pd.DataFrame, variant: str, keys, within=None) -> pd.DataFrame:
+    """``frame`` with its primary rows copied under ``variant`` wherever the variant's own rows
+    lack their ``keys`` (e.g. the (dataset, method) pairs or the datasets a sensitivity run did
+    not re-run), appended after the rows of ``frame``. ``within`` (a boolean mask of ``frame``,
+    e.g. one study) restricts both the variant's rows and the copied ones.
+
+    A sensitivity run re-runs only what its setting changes, and the ledger judges a variant on
+    its own rows: the units it leaves unchanged come from the primary run, so that every claim
+    is judged on the whole study under the variant too.
+    """
+    inside = True if within is None else within
+    own = frame[(frame["variant"] == variant) & inside]
+    changed = set(own[list(keys)].itertuples(index=False, name=None))
+    primary = frame[(frame["variant"] == PRIMARY) & inside]
+    keep = [k not in changed for k in primary[list(keys)].itertuples(index=False, name=None)]
+    return pd.concat([frame, primary[keep].assign(variant=variant)], ignore_index=True)
 
 
 def sort_results(frame: pd.DataFrame, keys, numeric=("split",)) -> pd.DataFrame:

@@ -56,7 +56,7 @@ from graphdr import reporting
 from graphdr.ledger.vocabulary import PRIMARY
 from graphdr.pipeline import io
 from graphdr.pipeline.papers.dee.optimisers import start_records
-from graphdr.pipeline.results import result_frame, result_row, sort_results
+from graphdr.pipeline.results import complete_variant, result_frame, result_row, sort_results
 
 __all__ = [
     "equal_accuracy_table",
@@ -678,20 +678,12 @@ def visualisation_rows(
 
 
 def _complete_variants(frame: pd.DataFrame) -> pd.DataFrame:
-    """A variant other than ``primary`` holds only the (dataset, method) pairs it changes: the
-    primary rows of every other pair of its datasets' study are copied into it, so that each
-    variant is a whole study the ledger can judge like the primary one."""
-    primary = frame[frame["variant"] == PRIMARY]
-    parts = [frame]
+    """Every variant other than ``primary`` made a whole study the ledger can judge like the
+    primary one: the primary rows of the (dataset, method) pairs it does not change copied into
+    it (:func:`graphdr.pipeline.results.complete_variant`)."""
     for variant in sorted(set(frame["variant"]) - {PRIMARY}):
-        own = frame[frame["variant"] == variant]
-        changed = set(zip(own["dataset"], own["method"], strict=True))
-        keep = [
-            (d, m) not in changed
-            for d, m in zip(primary["dataset"], primary["method"], strict=True)
-        ]
-        parts.append(primary[keep].assign(variant=variant))
-    return pd.concat(parts, ignore_index=True)
+        frame = complete_variant(frame, variant, ["dataset", "method"])
+    return frame
 
 
 # ---- the frame ---------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from graphdr.pipeline.papers.ngeu.protocol import (
     select,
     split_variant,
 )
-from graphdr.pipeline.results import result_frame, result_row, sort_results
+from graphdr.pipeline.results import complete_variant, result_frame, result_row, sort_results
 
 __all__ = [
     "grid_edges",
@@ -413,7 +413,7 @@ def results_frame(
         run = rerun["variant"] if rerun else PRIMARY
         study = rerun["study"] if rerun else study
         if rerun:
-            reruns.append((study, run, [f["label"] for f in spec["tasks"].values()]))
+            reruns.append((study, run))
         for files in spec["tasks"].values():
             dataset = files["label"]
             chosen = select(pd.read_csv(files["scores"]))
@@ -480,13 +480,8 @@ def results_frame(
                 variant = PRIMARY if rule == first else f"solver={rule}"
                 row("figure3", variant, "toy", graph, "", "1", "", "angle_degrees", angle)
     frame = pd.concat([result_frame(rows), *frames], ignore_index=True)
-    for study, run, rerun_datasets in reruns:  # the datasets a sensitivity run does not re-run
-        kept = (
-            (frame["study"] == study)
-            & (frame["variant"] == PRIMARY)
-            & ~frame["dataset"].isin(rerun_datasets)
-        )
-        frame = pd.concat([frame, frame[kept].assign(variant=run)], ignore_index=True)
+    for study, run in reruns:  # the datasets a sensitivity run does not re-run
+        frame = complete_variant(frame, run, ["dataset"], within=frame["study"] == study)
     keys = ["study", "variant", "dataset", "method", "metric", "split"]
     return sort_results(frame, keys, numeric=("split",))
 
