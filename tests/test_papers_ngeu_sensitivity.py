@@ -267,6 +267,46 @@ def test_uncertainty_variants_leave_methods_without_the_setting_on_their_primary
     assert not lacks(ngeu_nn, {"method": {"unknown": [1]}})  # an unknown key may change it
 
 
+def test_unchanged_methods_are_copied_under_a_run_with_their_kernel_selections():
+    """Under a test-time run that re-ran KDA_NGEU only: KDA_GE (no such setting) gets its
+    primary rows as the run's and its kernel-fixed rows as ``<run>+kernel=<k>``, LDA_GEU (a
+    linear map of the mean: unchanged) its primary rows; the re-run method keeps its own rows
+    only, and KMFA_NGEU (has the setting, not re-run) stays absent. The
+    per-sample frame comes filtered (its index has gaps), as results_frame passes it."""
+    import pandas as pd
+
+    rows = []
+    for method, variants in (
+        ("KDA_GE", ["primary", "kernel=rbf"]),
+        ("KDA_NGEU", ["primary", "kernel=rbf", "test_uncertainty=estimate",
+                      "test_uncertainty=estimate+kernel=rbf"]),
+        ("LDA_GEU", ["primary"]),
+        ("KMFA_NGEU", ["primary"]),
+    ):  # fmt: skip
+        for v in variants:
+            rows += [{"method": method, "variant": v, "fold": 0, "sample": k, "correct": k % 2}
+                     for k in range(3)]  # fmt: skip
+    samples = pd.DataFrame(rows)
+    samples.index = 10 * samples.index + 7  # gaps, as after a filter
+    methods = {"KDA_GE": {"estimator": "KDA_GE"},
+               "KDA_NGEU": {"estimator": "KDA_NGEU", "uncertainty": "nn"},
+               "LDA_GEU": {"estimator": "LDA_GEU", "uncertainty": "nn"},
+               "KMFA_NGEU": {"estimator": "KMFA_NGEU", "uncertainty": "nn"}}  # fmt: skip
+    run = {"test_uncertainty=estimate": {"params": {"test_uncertainty": "estimate"}}}
+    out = ngeu_report._unchanged_under_variants(samples, methods, run)
+    counts = out.groupby(["variant", "method"]).size().to_dict()
+    assert counts == {
+        ("kernel=rbf", "KDA_GE"): 3, ("kernel=rbf", "KDA_NGEU"): 3, ("primary", "KDA_GE"): 3,
+        ("primary", "KDA_NGEU"): 3, ("primary", "LDA_GEU"): 3, ("primary", "KMFA_NGEU"): 3,
+        ("test_uncertainty=estimate", "KDA_NGEU"): 3, ("test_uncertainty=estimate", "KDA_GE"): 3,
+        ("test_uncertainty=estimate", "LDA_GEU"): 3,
+        ("test_uncertainty=estimate+kernel=rbf", "KDA_GE"): 3,
+        ("test_uncertainty=estimate+kernel=rbf", "KDA_NGEU"): 3,
+    }  # fmt: skip
+    copied = out[(out["variant"] == "test_uncertainty=estimate") & (out["method"] == "KDA_GE")]
+    assert copied["correct"].tolist() == [0, 1, 0]
+
+
 def test_unvalidated_width_is_scikit_learns_auto_rbf_for_every_kernel_row():
     """``kernel_width: auto`` replaces the kernel grid of a kernel method by one point, the RBF
     kernel of scikit-learn's ``gamma="auto"`` (1 / n_features), for GE and NGEU rows alike

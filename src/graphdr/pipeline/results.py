@@ -65,11 +65,14 @@ def result_frame(rows=(), extra=(), **columns) -> pd.DataFrame:
     return pd.DataFrame({name: columns[name] for name in names})
 
 
-def complete_variant(frame: pd.DataFrame, variant: str, keys, within=None) -> pd.DataFrame:
-    """``frame`` with its primary rows copied under ``variant`` wherever the variant's own rows
-    lack their ``keys`` (e.g. the (dataset, method) pairs or the datasets a sensitivity run did
-    not re-run), appended after the rows of ``frame``. ``within`` (a boolean mask of ``frame``,
-    e.g. one study) restricts both the variant's rows and the copied ones.
+def complete_variant(
+    frame: pd.DataFrame, variant: str, keys, within=None, source: str = PRIMARY
+) -> pd.DataFrame:
+    """``frame`` with its ``source`` rows (the primary ones by default) copied under ``variant``
+    wherever the variant's own rows lack their ``keys`` (e.g. the (dataset, method) pairs or the
+    datasets a sensitivity run did not re-run), appended after the rows of ``frame``. ``within``
+    (a boolean mask of ``frame``, e.g. one study) restricts both the variant's rows and the
+    copied ones.
 
     A sensitivity run re-runs only what its setting changes, and the ledger judges a variant on
     its own rows: the units it leaves unchanged come from the primary run, so that every claim
@@ -78,7 +81,7 @@ def complete_variant(frame: pd.DataFrame, variant: str, keys, within=None) -> pd
     inside = True if within is None else within
     own = frame[(frame["variant"] == variant) & inside]
     changed = set(own[list(keys)].itertuples(index=False, name=None))
-    primary = frame[(frame["variant"] == PRIMARY) & inside]
+    primary = frame[(frame["variant"] == source) & inside]
     keep = [k not in changed for k in primary[list(keys)].itertuples(index=False, name=None)]
     return pd.concat([frame, primary[keep].assign(variant=variant)], ignore_index=True)
 

@@ -339,22 +339,21 @@ def _unchanged_under_variants(
     method that has the setting but was not re-run (budget) stays absent under the run, and the
     claims on it are not judged there."""
     variants = variants or {}
+    samples = samples.reset_index(drop=True)  # complete_variant numbers the rows it appends on
     variant = samples["variant"].astype(str)
-    runs = sorted(
-        {v.split("+")[0] for v in variant if v != PRIMARY and "kernel=" not in v.split("+")[0]}
-    )
-    copies = [samples]
+    run_of = variant.str.split("+").str[0]
+    runs = sorted({v for v in run_of if v != PRIMARY and "kernel=" not in v})
+    kernels = sorted({v for v in variant if v.startswith("kernel=")})
     for run in runs:
-        ran = set(samples.loc[variant.str.split("+").str[0] == run, "method"])
-        same = {m for m in methods if _lacks_setting(methods[m], variants.get(run))}
-        own = samples[~samples["method"].isin(ran) & samples["method"].isin(same)]
-        own_variant = own["variant"].astype(str)
-        keep = (own_variant == PRIMARY) | own_variant.str.startswith("kernel=")
-        moved = own[keep]
-        kept = own_variant[keep]
-        renamed = (run + "+" + kept).where(kept != PRIMARY, run)
-        copies.append(moved.assign(variant=renamed))
-    return pd.concat(copies, ignore_index=True)
+        same = [m for m in methods if _lacks_setting(methods[m], variants.get(run))]
+        ran = samples.loc[run_of.reindex(samples.index) == run, "method"]
+        copied = samples["method"].isin(same) & ~samples["method"].isin(ran)
+        for target, source in [(run, PRIMARY), *((f"{run}+{k}", k) for k in kernels)]:
+            samples = complete_variant(
+                samples, target, ["method"], within=copied.reindex(samples.index, fill_value=False),
+                source=source,
+            )  # fmt: skip
+    return samples
 
 
 def results_frame(
