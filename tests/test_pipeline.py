@@ -248,6 +248,10 @@ def test_complete_variant_copies_only_the_primary_units_the_variant_lacks():
     ]
     # a variant with no rows of its own gets every primary row
     assert len(complete_variant(frame, "w", ["dataset", "method"])) == len(frame) + 4
+    # nothing to copy (no source rows): the frame comes back whole, its integer column intact
+    counted = frame.assign(fold=np.arange(len(frame)))
+    same = complete_variant(counted, "v", ["dataset"], source="kernel=rbf")
+    assert same.equals(counted) and same["fold"].dtype == np.int64
 
 
 def test_code_closure_follows_imports_not_parents_or_strings(tmp_path):

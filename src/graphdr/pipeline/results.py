@@ -9,6 +9,7 @@ so a report that imported the ledger's rules would re-run with every rule edit.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from graphdr.ledger.vocabulary import PRIMARY, RESULT_COLUMNS
@@ -82,7 +83,12 @@ def complete_variant(
     own = frame[(frame["variant"] == variant) & inside]
     changed = set(own[list(keys)].itertuples(index=False, name=None))
     primary = frame[(frame["variant"] == source) & inside]
-    keep = [k not in changed for k in primary[list(keys)].itertuples(index=False, name=None)]
+    # a boolean array, never a list: an empty list would select no column, and the concat
+    # would then turn the integer columns to float
+    keep = np.array(
+        [k not in changed for k in primary[list(keys)].itertuples(index=False, name=None)],
+        dtype=bool,
+    )
     return pd.concat([frame, primary[keep].assign(variant=variant)], ignore_index=True)
 
 
