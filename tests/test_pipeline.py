@@ -89,6 +89,14 @@ def test_write_npz_is_deterministic_and_loadable(tmp_path, monkeypatch):
         np.testing.assert_array_equal(loaded[key], value)
 
 
+def test_json_records_read_back_as_written(tmp_path):
+    """write_json converts numpy scalars and arrays; read_json gives the plain values back, and
+    a non-ASCII label survives the UTF-8 round trip."""
+    record = {"map": np.float64(0.25), "n": np.int64(3), "ap": np.array([0.5, 1.0]), "λ": "µ"}
+    io.write_json(record, tmp_path / "r.json")
+    assert io.read_json(tmp_path / "r.json") == {"map": 0.25, "n": 3, "ap": [0.5, 1.0], "λ": "µ"}
+
+
 def test_atomic_path_keeps_old_file_on_failure(tmp_path):
     target = tmp_path / "out.csv"
     target.write_text("complete\n")

@@ -62,6 +62,12 @@ def write_json(obj, path: str | os.PathLike) -> None:
     write_text(json.dumps(obj, indent=2, sort_keys=True, default=_json_default) + "\n", path)
 
 
+def read_json(path: str | os.PathLike):
+    """The JSON document of ``path`` (UTF-8; the file is closed on return): the reader of
+    :func:`write_json`'s records for the reports."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
 def write_pickle(obj, path: str | os.PathLike) -> None:
     """Pickle ``obj`` (protocol 5) atomically; used for fitted estimators."""
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:

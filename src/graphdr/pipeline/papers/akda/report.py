@@ -23,14 +23,10 @@ from graphdr.pipeline.results import result_frame, sort_results, write_results
 __all__ = ["GROUPS", "akda_tables", "results_frame"]
 
 
-def _read(path):
-    return json.loads(open(path, encoding="utf-8").read())
-
-
 def _runs_frame(runs: Mapping[tuple[str, str, str], tuple[str, str]]) -> pd.DataFrame:
     rows = []
     for (dataset, condition, method), (result, timing) in runs.items():
-        r, t = _read(result), _read(timing)
+        r, t = io.read_json(result), io.read_json(timing)
         rows.append(
             {
                 "dataset": dataset,
@@ -361,7 +357,7 @@ def results_frame(
     """
     rows, seconds, aps = [], {}, {}
     for (dataset, condition, method), (result, timing) in runs.items():
-        r, t = _read(result), _read(timing)
+        r, t = io.read_json(result), io.read_json(timing)
         missing = [key for key in ("ap", "n_train") if key not in r]
         if missing:
             raise ValueError(
@@ -397,13 +393,13 @@ def results_frame(
     rows += _group_rows(aps)
     rows += _timing_rows(seconds)
     if toy_timing is not None:
-        rows += _toy_rows(_read(toy_timing), toy_dataset, variant)
+        rows += _toy_rows(io.read_json(toy_timing), toy_dataset, variant)
     if toy_separation is not None:
-        rows += _toy_separation_rows(_read(toy_separation), toy_dataset, variant)
+        rows += _toy_separation_rows(io.read_json(toy_separation), toy_dataset, variant)
     if equivalence is not None:
-        rows += _equivalence_rows(_read(equivalence), variant)
+        rows += _equivalence_rows(io.read_json(equivalence), variant)
     if equivalence_timing is not None:
-        rows += _equivalence_timing_rows(_read(equivalence_timing), variant)
+        rows += _equivalence_timing_rows(io.read_json(equivalence_timing), variant)
     frame = result_frame(rows, extra=RESULT_EXTRA)
     keys = ["study", "variant", "dataset", "method", "reference", "metric", "split"]
     return sort_results(frame, keys, numeric=())  # splits "<condition>/<class>" sort as text

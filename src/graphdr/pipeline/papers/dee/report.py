@@ -45,7 +45,6 @@ stays byte-identical.
 from __future__ import annotations
 
 import itertools
-import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -89,7 +88,7 @@ def read_run(result_path: str | os.PathLike, timing_path: str | os.PathLike | No
     """The npz record as a dict, plus ``"timing"`` (the JSON record) when a path is given."""
     run = io.read_npz(result_path)
     if timing_path is not None:
-        run["timing"] = json.loads(open(timing_path, encoding="utf-8").read())
+        run["timing"] = io.read_json(timing_path)
     return run
 
 

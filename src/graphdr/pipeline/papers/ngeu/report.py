@@ -8,7 +8,6 @@ Reads the score and per-sample tables of :func:`graphdr.pipeline.papers.ngeu.pro
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 
@@ -150,7 +149,7 @@ def make_tables(
     ours, selected, grid_rows, by_kernel = [], [], [], []
     for files in tasks.values():
         scores = pd.read_csv(files["scores"])
-        cost = json.loads(open(files["cost"], encoding="utf-8").read())
+        cost = io.read_json(files["cost"])
         chosen = select(scores)
         by_kernel += _by_kernel(scores, table["methods"], methods, files["label"])
         for name in table["methods"]:
@@ -471,7 +470,7 @@ def results_frame(
                 )
             )
     if figure3 is not None:
-        record = json.loads(open(figure3, encoding="utf-8").read())
+        record = io.read_json(figure3)
         first = record.get("solver", "regularized")  # the primary run's rule
         runs = record.get("solvers") or {first: record}
         for rule, run in runs.items():

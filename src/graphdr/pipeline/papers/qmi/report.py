@@ -18,7 +18,6 @@ made about them can be checked (see ``paper_figures/qmi/NOTES.md``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -128,8 +127,8 @@ def load_runs(runs: Mapping[str, Sequence[str]]):
     frames, records, timings = [], {}, {}
     for label, (err, rec, tim) in runs.items():
         frames.append(pd.read_csv(err).assign(dataset=label))
-        records[label] = json.loads(open(rec, encoding="utf-8").read())
-        timings[label] = json.loads(open(tim, encoding="utf-8").read())
+        records[label] = io.read_json(rec)
+        timings[label] = io.read_json(tim)
     return pd.concat(frames, ignore_index=True), records, timings
 
 
