@@ -338,20 +338,17 @@ def _unchanged_under_variants(
     method that has the setting but was not re-run (budget) stays absent under the run, and the
     claims on it are not judged there."""
     variants = variants or {}
-    samples = samples.reset_index(drop=True)  # complete_variant numbers the rows it appends on
     variant = samples["variant"].astype(str)
     run_of = variant.str.split("+").str[0]
     runs = sorted({v for v in run_of if v != PRIMARY and "kernel=" not in v})
     kernels = sorted({v for v in variant if v.startswith("kernel=")})
+    ran = {run: set(samples.loc[run_of == run, "method"]) for run in runs}
     for run in runs:
-        same = [m for m in methods if _lacks_setting(methods[m], variants.get(run))]
-        ran = samples.loc[run_of.reindex(samples.index) == run, "method"]
-        copied = samples["method"].isin(same) & ~samples["method"].isin(ran)
+        copied = {m for m in methods if _lacks_setting(methods[m], variants.get(run))} - ran[run]
         for target, source in [(run, PRIMARY), *((f"{run}+{k}", k) for k in kernels)]:
             samples = complete_variant(
-                samples, target, ["method"], within=copied.reindex(samples.index, fill_value=False),
-                source=source,
-            )  # fmt: skip
+                samples, target, ["method"], within=samples["method"].isin(copied), source=source
+            )
     return samples
 
 
