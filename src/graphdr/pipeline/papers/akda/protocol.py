@@ -659,7 +659,7 @@ def akda_group_run(
     file records it, their timing file is empty). Returns {method: record}.
     """
     methods = [m for m in methods if m not in (skipped or {})]
-    kernel = {m for m in methods if is_kernel_dr(m, estimators) or m == "KSVM"}
+    kernel_methods = {m for m in methods if is_kernel_dr(m, estimators) or m == "KSVM"}
     _check_draws(draws)
     X, y = _load(prepared)
     records = {m: [] for m in methods}
@@ -667,7 +667,7 @@ def akda_group_run(
     for d in range(int(draws)):
         s = seed + d
         train, test = per_class_count_split(y, int(n_per_class), random_state=s)
-        folds = cv_folds(X[train], y[train], cv=cv, seed=s, kernels=bool(kernel))
+        folds = cv_folds(X[train], y[train], cv=cv, seed=s, kernels=bool(kernel_methods))
         chosen = {}
         with _partition_cache(methods, estimators):
             for m in methods:
@@ -678,12 +678,12 @@ def akda_group_run(
                 )  # fmt: skip
                 chosen[m] = (best, table, time.perf_counter() - t0)
         del folds
-        shared = _FinalKernels(X[train], X[test]) if kernel else None
+        shared = _FinalKernels(X[train], X[test]) if kernel_methods else None
         for m in methods:
             best, table, t_cv = chosen[m]
             record, seconds = _draw_record(
                 m, best, table, X, y, train, test, reg=reg, seed=s, estimators=estimators,
-                sensitivity=sensitivity, t_cv=t_cv, shared=shared if m in kernel else None,
+                sensitivity=sensitivity, t_cv=t_cv, shared=shared if m in kernel_methods else None,
                 timed=d == 0,
             )  # fmt: skip
             records[m].append(record)
