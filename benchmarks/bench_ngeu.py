@@ -49,8 +49,8 @@ from threadpoolctl import threadpool_limits
 from benchmarks._util import compare_best, peak_memory, row
 from graphdr._numba import njit, numba
 from graphdr.evaluation.splits import stratified_split
-from graphdr.expected_kernels import expected_kernel
 from graphdr.kernels import pairwise_kernel
+from graphdr.kernels.expected import expected_kernel
 from graphdr.pipeline.runtime import count_eigendecompositions
 from graphdr.uncertainty import NearestNeighborUncertainty
 
@@ -337,7 +337,7 @@ def _division_floor(X, S, gamma, out):
     """The floor of the diagonal-covariance RBF: ``out_ij = sum_k (x_ik - x_jk)^2 / a_k`` over
     the triangle, the one division per pair and feature that no exact evaluation avoids (no
     GEMM form), with the loop order and task split of
-    ``graphdr.expected_kernels._expected_rbf_diag_sym`` and without its determinant and
+    ``graphdr.kernels.expected._expected_rbf_diag_sym`` and without its determinant and
     exponential."""
     n = out.shape[0]
     for t in numba.prange((n + 1) // 2):

@@ -77,7 +77,7 @@ def test_the_diagonal_rbf_floor_computes_the_division_sum_of_every_pair():
     import numpy as np
 
     from benchmarks.bench_ngeu import _division_floor
-    from graphdr.expected_kernels import expected_kernel
+    from graphdr.kernels.expected import expected_kernel
 
     rng = np.random.default_rng(0)
     X, S, gamma = rng.normal(size=(7, 5)), rng.uniform(0, 0.5, (7, 5)), 0.3

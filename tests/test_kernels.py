@@ -463,8 +463,8 @@ def test_kernel_health_similarity_matches_its_definition(case):
 
 
 def test_reuse_kernels_returns_the_same_matrix_as_fresh_copies():
-    from graphdr.expected_kernels import expected_kernel
     from graphdr.kernels import reuse_kernels
+    from graphdr.kernels.expected import expected_kernel
 
     rng = np.random.default_rng(0)
     X, Y, v = rng.normal(size=(30, 4)), rng.normal(size=(7, 4)), rng.uniform(0, 0.1, 30)

@@ -12,9 +12,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from graphdr import kernels
-from graphdr.expected_kernels import _log_ge1, expected_kernel
 from graphdr.graphs import lda_graph, mfa_graph, pca_graph
 from graphdr.kernels import pairwise_kernel
+from graphdr.kernels.expected import _log_ge1, expected_kernel
 from graphdr.methods.graph_embedding import (
     KDA_GE,
     KMFA_GE,

@@ -30,7 +30,7 @@ import itertools
 import numpy as np
 import pytest
 
-from graphdr.expected_kernels import expected_kernel
+from graphdr.kernels.expected import expected_kernel
 from graphdr.methods import KDA_NGEU
 
 B = 2.5  # the norm bound; every inequality is linear in it

@@ -21,7 +21,7 @@ import scipy.linalg
 from scipy.spatial.distance import cdist
 from sklearn.neighbors import KNeighborsClassifier
 
-from graphdr.expected_kernels import mean_embedding_norms
+from graphdr.kernels.expected import mean_embedding_norms
 from graphdr.methods.graph_embedding import KDA_GE, solve_graph_embedding
 from graphdr.methods.uncertain import KDA_NGEU, KMFA_NGEU
 from graphdr.pipeline.papers.ngeu import protocol as ngeu

@@ -9,7 +9,7 @@ Uncertainties are **variances** ``sigma^2``: ``(N,)`` isotropic or ``(N, D)`` di
   ``S_int = M^T L M + sum_i L_ii S_i``, ``S_pen = M^T B M + sum_i B_ii S_i`` (isotropic:
   ``+ (sum_i A_ii sigma_i^2) I``, a data-dependent ridge; diagonal: ``+ diag(sum_i A_ii s_i)``).
 * NGEU (Laakom et al., paper 004) is kernel GE on the distributions: the kernel matrix is the
-  expected kernel ``K_ij = E k(x, x')`` between the Gaussians (:mod:`graphdr.expected_kernels`,
+  expected kernel ``K_ij = E k(x, x')`` between the Gaussians (:mod:`graphdr.kernels.expected`,
   diagonal ``E k(x, x)`` over one random variable), the rest is kernel GE.
 
 API (the scikit-learn-natural design; document of record: docs/ngeu.md):
@@ -37,9 +37,9 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from graphdr._validation import check_n_components
-from graphdr.expected_kernels import expected_kernel, mean_embedding_norms
 from graphdr.graphs import make_graph
 from graphdr.kernels import center_kernel_test
+from graphdr.kernels.expected import expected_kernel, mean_embedding_norms
 from graphdr.methods.graph_embedding import (
     DEFAULT_KERNEL_REG,
     DEFAULT_KERNEL_TOL,
@@ -353,7 +353,7 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
     kernel matrix is the expected kernel between the training Gaussians.
 
     ``K_ij = E k(x, x')``, ``x ~ N(x_i, S_i)``, ``x' ~ N(x_j, S_j)`` (i != j), ``K_ii = E k(x, x)``
-    (:func:`graphdr.expected_kernels.expected_kernel`); then kernel GE with this K (one global
+    (:func:`graphdr.kernels.expected.expected_kernel`); then kernel GE with this K (one global
     closed-form solution). New points: ``z = dual_coef_^T k_c(x)`` with ``k(x)_j = E k(x, x_j')``,
     ``x`` a Dirac by default.
 
@@ -377,7 +377,7 @@ class NGEU(_UncertaintyMixin, KernelGraphEmbedding):
         term; with a linear kernel ``||x_i||^2 + tr S_i``, a diagonal regularisation), or
         ``<mu_i, mu_i> = E k(x, x')`` over two independent ones (the kernel mean embedding's
         squared norm; linear: ``||x_i||^2``, so linear NGEU is linear GE), a sensitivity
-        setting (:func:`graphdr.expected_kernels.mean_embedding_norms`).
+        setting (:func:`graphdr.kernels.expected.mean_embedding_norms`).
     test_uncertainty : {"dirac", "estimate"}, default "dirac". How ``transform`` treats new
         points when no ``sample_variance`` is passed: as Diracs, or as Gaussians with the
         variances of the fitted scheme (``"nn"``: ``beta`` times the distance to the nearest

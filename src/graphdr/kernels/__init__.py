@@ -262,7 +262,7 @@ def _request_key(name: str, args: tuple, kwargs: dict):
 @contextmanager
 def reuse_kernels(max_bytes: int = 4 << 30):
     """Inside the block, a kernel matrix asked for again with the same inputs is not
-    recomputed: :func:`pairwise_kernel`, :func:`graphdr.expected_kernels.expected_kernel` and
+    recomputed: :func:`pairwise_kernel`, :func:`graphdr.kernels.expected.expected_kernel` and
     KDA's and KSDA's ``K C K`` (:func:`graphdr.methods.discriminant.denominator_kernel_scatter`)
     return a copy of the first result (bit for bit the same matrix; the copy is the caller's to
     overwrite, as estimators do when they centre it). Yields the store (``hits``, ``misses``,
