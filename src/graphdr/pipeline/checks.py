@@ -160,7 +160,7 @@ def _exported(src: Path) -> set[str]:
 
 
 def _kernels(src: Path) -> tuple[str, ...]:
-    return _literal_tuple(src / "graphdr" / "kernels.py", "KERNELS")
+    return _literal_tuple(src / "graphdr" / "kernels" / "__init__.py", "KERNELS")
 
 
 # ---- messages -------------------------------------------------------------------------------
