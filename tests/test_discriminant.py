@@ -13,7 +13,9 @@ import scipy.linalg
 from sklearn.metrics.pairwise import linear_kernel, rbf_kernel
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+import graphdr.kernels as kernels
 import graphdr.methods.discriminant as disc
+from graphdr.kernels import check_kernel_memory
 from graphdr.methods.discriminant import (
     AKDA,
     GDA,
@@ -27,7 +29,6 @@ from graphdr.methods.discriminant import (
     between_class_core_basis,
     between_class_kernel_factor,
     binary_core_vector,
-    check_kernel_memory,
     core_targets,
     spectral_regression_responses,
 )
@@ -735,7 +736,7 @@ def test_memory_error_is_raised_before_the_kernel_is_allocated(monkeypatch):
     def no_allocation(*args, **kwargs):
         raise AssertionError("the kernel matrix was allocated")
 
-    monkeypatch.setattr(disc, "_available_memory", lambda: 10_000)
+    monkeypatch.setattr(kernels, "_available_memory", lambda: 10_000)
     monkeypatch.setattr(disc, "pairwise_kernel", no_allocation)
     with pytest.raises(MemoryError, match=r"AKDA with n_samples=68 needs about .*GiB.*float32"):
         AKDA().fit(X, y)
@@ -744,10 +745,10 @@ def test_memory_error_is_raised_before_the_kernel_is_allocated(monkeypatch):
     with pytest.raises(MemoryError, match="AKSDA"):
         AKSDA().fit(X, y)
     # The size is what N x N float arrays take; float32 halves it and is not suggested again.
-    monkeypatch.setattr(disc, "_available_memory", lambda: 2**40)
+    monkeypatch.setattr(kernels, "_available_memory", lambda: 2**40)
     need = check_kernel_memory(100_000, n_matrices=1, dtype=np.float32, method="AKDA")
     assert need == 4 * 10**10
-    monkeypatch.setattr(disc, "_available_memory", lambda: 2**30)
+    monkeypatch.setattr(kernels, "_available_memory", lambda: 2**30)
     with pytest.raises(MemoryError) as info:
         check_kernel_memory(20_000, n_matrices=1, dtype=np.float32, method="AKDA")
     assert "float32'" not in str(info.value) and "1.5 GiB" in str(info.value)

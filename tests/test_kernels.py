@@ -576,3 +576,24 @@ def test_rbf_grid_and_blocks_match_sklearn(monkeypatch):
     np.testing.assert_allclose(
         np.vstack([b for _, b in blocks]), rbf_kernel(Xt, X, gamma=0.1), rtol=1e-5
     )
+
+
+def test_centred_kernel_range_keeps_the_eigenpairs_above_rtol_and_refuses_a_zero_kernel():
+    """The range of a centred kernel (the basis of KQMI, CKFD, GDA, KNDA, KUDA and KODA) against
+    numpy's eigh: the eigenvalues above ``rtol`` times the largest, their eigenvectors (the same
+    projector); the null vector 1 and the rounding-level tail dropped; a zero kernel refused."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 3))
+    Kc = KernelCenterer().fit_transform(X @ X.T)  # rank 3, plus the centring's null vector 1
+    w, V = np.linalg.eigh(Kc)
+    keep = w > 1e-8 * w.max()
+    lam, P = kernels.centred_kernel_range(Kc.copy(), 1e-8)
+    assert lam.size == 3 == np.count_nonzero(keep)
+    np.testing.assert_allclose(lam, w[keep], rtol=1e-10)
+    np.testing.assert_allclose(P @ P.T, V[:, keep] @ V[:, keep].T, atol=1e-10)
+    np.testing.assert_allclose(P.T @ np.ones(30), 0.0, atol=1e-10)
+    assert kernels.centred_kernel_range(Kc.copy(), 0.5)[0].size == np.count_nonzero(
+        w > 0.5 * w.max()
+    )
+    with pytest.raises(ValueError, match="no positive eigenvalue"):
+        kernels.centred_kernel_range(np.zeros((5, 5)), 1e-8)

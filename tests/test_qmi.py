@@ -28,10 +28,10 @@ from graphdr.methods.qmi import (
     LQMI,
     QMIGraph,
     QMIOperator,
-    leading_singular_vectors,
     qmi_matrix,
     quadratic_mutual_information,
 )
+from graphdr.solvers import leading_singular_vectors
 
 # --------------------------------------------------------------------------------------------
 # data

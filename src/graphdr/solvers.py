@@ -325,3 +325,108 @@ def principal_angles_gesvd(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     mask = sigma**2 >= 0.5
     sines = np.arcsin(np.clip(svd(rest), -1.0, 1.0)) if mask.any() else 0.0
     return np.where(mask, sines, np.arccos(np.clip(sigma[::-1], -1.0, 1.0)))
+
+
+# ---- bases of degenerate eigenspaces and singular subspaces (deterministic, label-free) ----
+
+#: singular values closer than this (relative to the largest) form one degenerate group, whose
+#: basis is then fixed by :func:`leading_singular_vectors` (balanced classes make groups)
+DEGENERACY_RTOL = 1e-8
+
+
+def gram_schmidt_columns(P: np.ndarray, rank: int, tol: float = 1e-8) -> np.ndarray | None:
+    """Orthonormal basis of the column space of ``P`` by Gram-Schmidt over its columns in order.
+
+    Columns whose residual norm falls below ``tol`` are skipped (they depend on earlier ones); the
+    first ``rank`` accepted directions are returned, or ``None`` when fewer than ``rank`` are found.
+    The basis depends only on the column space and the coordinate order, so it is the same in every
+    run and on every BLAS: this is how a degenerate eigenspace gets a deterministic basis.
+    """
+    n = P.shape[0]
+    Q = np.zeros((n, rank))
+    k = 0
+    for j in range(P.shape[1]):
+        v = P[:, j].astype(np.float64, copy=True)
+        for _ in range(2):  # "twice is enough": re-orthogonalise once for full accuracy
+            v -= Q[:, :k] @ (Q[:, :k].T @ v)
+        norm = np.linalg.norm(v)
+        if norm > tol:
+            Q[:, k] = v / norm
+            k += 1
+            if k == rank:
+                return Q
+    return None
+
+
+def eigenvalue_clusters(w: np.ndarray, atol: float):
+    """Yield ``(start, stop)`` of every run of two or more sorted eigenvalues ``w`` within
+    ``atol`` of the run's first value: the degenerate eigenspaces whose LAPACK basis is
+    arbitrary."""
+    start = 0
+    while start < w.size:
+        stop = start + 1
+        while stop < w.size and abs(w[stop] - w[start]) <= atol:
+            stop += 1
+        if stop - start > 1:
+            yield start, stop
+        start = stop
+
+
+def order_degenerate_eigenspaces(
+    w: np.ndarray, U: np.ndarray, candidates: np.ndarray, rtol: float = 1e-8
+) -> np.ndarray:
+    """Eigenvectors ``U`` (columns, eigenvalues ``w`` sorted) with every cluster of equal
+    eigenvalues (within ``rtol * max|w|``) given the basis that follows ``candidates``: the
+    Gram-Schmidt basis of the projections of the candidate columns, in their order, onto the
+    cluster's eigenspace. With data-derived candidates the basis no longer depends on the order
+    of the samples or on the class names. A cluster the candidates do not span keeps LAPACK's
+    basis."""
+    V = U.copy()
+    norms = np.linalg.norm(candidates, axis=0)
+    candidates = candidates[:, norms > 0] / norms[norms > 0]
+    atol = rtol * (np.abs(w).max() if w.size else 0.0)
+    for start, stop in eigenvalue_clusters(w, atol):
+        Uc = U[:, start:stop]
+        Q = gram_schmidt_columns(Uc @ (Uc.T @ candidates), stop - start, tol=1e-6)
+        if Q is not None:
+            V[:, start:stop] = Q
+    return V
+
+
+def leading_singular_vectors(
+    A: np.ndarray,
+    k: int | None = None,
+    *,
+    rtol: float = DEGENERACY_RTOL,
+    candidates: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Leading k singular values and left singular vectors of a tall ``A`` (n x c, c small).
+
+    Inside a group of equal singular values (balanced classes make them) any rotation of the
+    vectors is as valid, and LAPACK returns one that depends on rounding. The basis of such a
+    group is fixed here: Gram-Schmidt of the projections of ``candidates`` (c x m, in column
+    order; default e_1, e_2, ..., the class axes of the right, c-dimensional space, which makes
+    the basis follow the class order) onto the group's right singular subspace, the same
+    rotation applied to the left vectors. Returns (s (k,), U (n, k)).
+    """
+    U, s, Vt = scipy.linalg.svd(A, full_matrices=False, check_finite=False)
+    V = Vt.T
+    k = s.size if k is None else int(k)
+    top = s[0] if s.size else 0.0
+    start = 0
+    while start < min(k, s.size):
+        stop = start + 1
+        while stop < s.size and s[stop - 1] - s[stop] <= rtol * top and s[stop] > rtol * top:
+            stop += 1
+        if stop - start > 1 and s[start] > rtol * top:
+            Vg = V[:, start:stop]
+            R = (
+                gram_schmidt_columns(Vg.T, stop - start)
+                if candidates is None
+                else gram_schmidt_columns(Vg.T @ candidates, stop - start, tol=1e-6)
+            )
+            if R is not None:
+                U[:, start:stop] = U[:, start:stop] @ R
+                V[:, start:stop] = V[:, start:stop] @ R
+        start = stop
+    return s[:k].copy(), U[:, :k]

@@ -1014,3 +1014,68 @@ def check_kernel_health(
         stacklevel=stacklevel,
     )
     return health
+
+
+def centred_kernel_range(Kc: np.ndarray, rtol: float) -> tuple[np.ndarray, np.ndarray]:
+    """The eigenpairs of a centred kernel above ``rtol * max`` (ascending): ``Kc = P L P^T`` on its
+    range, the one basis of the kernel estimators that work there (KQMI, CKFD, GDA, KNDA, KUDA,
+    KODA); ``Kc`` may be overwritten.
+
+    All eigenpairs by :func:`eigh_centred_kernel` (one ``syevd`` call, shared with the other
+    kernel estimators of a :func:`reuse_kernels` block). A centred kernel always has the null
+    vector 1, and an RBF kernel many eigenvalues at rounding level; dividing by them (``L^-1``)
+    would amplify noise, so they go. Returns (L (r,), P (N, r)), views of the decomposition's
+    arrays (read-only for the caller: they may be shared). Raises ``ValueError`` when no
+    eigenvalue is positive (nothing to embed).
+    """
+    lam, P = eigh_centred_kernel(Kc)
+    top = lam[-1] if lam.size else 0.0
+    if not top > 0:
+        raise ValueError(
+            "The centred kernel matrix has no positive eigenvalue (all training points coincide "
+            "in feature space): there is no direction to embed."
+        )
+    first = int(np.searchsorted(lam, rtol * top, side="right"))
+    return lam[first:], P[:, first:]
+
+
+# ---- memory guard (user need C-11: "Unable to allocate 95.6 GiB" is said before allocating) ----
+
+
+def _available_memory() -> int | None:
+    """Bytes of memory available to this process now (psutil, else /proc/meminfo, else None)."""
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().available)
+    except ImportError:
+        pass
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def check_kernel_memory(n_samples: int, *, n_matrices: int, dtype, method: str) -> int:
+    """Raise ``MemoryError`` before allocation when ``n_matrices`` N x N arrays would not fit.
+
+    Returns the number of bytes needed. The message states the size, the memory available and what
+    to do (float32 halves it; fewer samples shrink it quadratically).
+    """
+    itemsize = np.dtype(dtype).itemsize
+    need = int(n_matrices) * int(n_samples) ** 2 * itemsize
+    available = _available_memory()
+    if available is not None and need > available:
+        gib = 2**30
+        hint = "use dtype='float32' (halves it), " if itemsize > 4 else ""
+        raise MemoryError(
+            f"{method} with n_samples={n_samples} needs about {need / gib:.1f} GiB "
+            f"({n_matrices} x {n_samples} x {n_samples} {np.dtype(dtype).name} matrices), but only "
+            f"{available / gib:.1f} GiB is available: {hint}train on fewer samples (memory grows "
+            "with n_samples^2) or use a machine with more memory."
+        )
+    return need

@@ -39,13 +39,19 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from graphdr._validation import check_n_classes, check_n_components
 from graphdr.kernels import (
     center_kernel_train,
+    centred_kernel_range,
     check_kernel_health,
-    eigh_centred_kernel,
+    check_kernel_memory,
     pairwise_kernel,
     resolve_gamma,
     reusable,
 )
-from graphdr.solvers import flip_signs, lowrank_pairs_cholesky
+from graphdr.solvers import (
+    flip_signs,
+    gram_schmidt_columns,
+    lowrank_pairs_cholesky,
+    order_degenerate_eigenspaces,
+)
 
 __all__ = [
     "AKDA",
@@ -54,57 +60,12 @@ __all__ = [
     "SRKDA",
     "KNDA",
     "IndefiniteKernelWarning",
-    "check_kernel_memory",
 ]
 
 KERNELS = ("linear", "rbf", "poly", "precomputed")
 DEFAULT_REG = 1e-3
 # Rows of new data projected per block in transform: the test kernel block stays below ~256 MB.
 _TRANSFORM_BLOCK_BYTES = 256 * 2**20
-
-
-# --------------------------------------------------------------------------------------------
-# Memory guard (user need C-11: "Unable to allocate 95.6 GiB" should be said before allocating)
-# --------------------------------------------------------------------------------------------
-
-
-def _available_memory() -> int | None:
-    """Bytes of memory available to this process now (psutil, else /proc/meminfo, else None)."""
-    try:
-        import psutil
-
-        return int(psutil.virtual_memory().available)
-    except ImportError:
-        pass
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
-
-
-def check_kernel_memory(n_samples: int, *, n_matrices: int, dtype, method: str) -> int:
-    """Raise ``MemoryError`` before allocation when ``n_matrices`` N x N arrays would not fit.
-
-    Returns the number of bytes needed. The message states the size, the memory available and what
-    to do (float32 halves it; fewer samples shrink it quadratically).
-    """
-    itemsize = np.dtype(dtype).itemsize
-    need = int(n_matrices) * int(n_samples) ** 2 * itemsize
-    available = _available_memory()
-    if available is not None and need > available:
-        gib = 2**30
-        hint = "use dtype='float32' (halves it), " if itemsize > 4 else ""
-        raise MemoryError(
-            f"{method} with n_samples={n_samples} needs about {need / gib:.1f} GiB "
-            f"({n_matrices} x {n_samples} x {n_samples} {np.dtype(dtype).name} matrices), but only "
-            f"{available / gib:.1f} GiB is available: {hint}train on fewer samples (memory grows "
-            "with n_samples^2) or use a machine with more memory."
-        )
-    return need
 
 
 # --------------------------------------------------------------------------------------------
@@ -122,30 +83,6 @@ def between_class_core(counts: np.ndarray) -> np.ndarray:
     """Between-class core matrix ``O_b = I_C - s s^T`` (eq. 30): idempotent, rank C-1, ``O_b s = 0``."""
     s = class_strengths(counts)
     return np.eye(s.size) - np.outer(s, s)
-
-
-def gram_schmidt_columns(P: np.ndarray, rank: int, tol: float = 1e-8) -> np.ndarray | None:
-    """Orthonormal basis of the column space of ``P`` by Gram-Schmidt over its columns in order.
-
-    Columns whose residual norm falls below ``tol`` are skipped (they depend on earlier ones); the
-    first ``rank`` accepted directions are returned, or ``None`` when fewer than ``rank`` are found.
-    The basis depends only on the column space and the coordinate order, so it is the same in every
-    run and on every BLAS: this is how a degenerate eigenspace gets a deterministic basis.
-    """
-    n = P.shape[0]
-    Q = np.zeros((n, rank))
-    k = 0
-    for j in range(P.shape[1]):
-        v = P[:, j].astype(np.float64, copy=True)
-        for _ in range(2):  # "twice is enough": re-orthogonalise once for full accuracy
-            v -= Q[:, :k] @ (Q[:, :k].T @ v)
-        norm = np.linalg.norm(v)
-        if norm > tol:
-            Q[:, k] = v / norm
-            k += 1
-            if k == rank:
-                return Q
-    return None
 
 
 def between_class_core_basis(counts: np.ndarray) -> np.ndarray:
@@ -210,41 +147,6 @@ def data_ordered_core_basis(G: np.ndarray, counts: np.ndarray, tol: float = 1e-1
     V = gram_schmidt_columns(np.hstack([U[:, :keep], O_b]), c - 1)
     assert V is not None  # O_b alone has rank C-1
     return V
-
-
-def order_degenerate_eigenspaces(
-    w: np.ndarray, U: np.ndarray, candidates: np.ndarray, rtol: float = 1e-8
-) -> np.ndarray:
-    """Eigenvectors ``U`` (columns, eigenvalues ``w`` sorted) with every cluster of equal
-    eigenvalues (within ``rtol * max|w|``) given the basis that follows ``candidates``: the
-    Gram-Schmidt basis of the projections of the candidate columns, in their order, onto the
-    cluster's eigenspace. With data-derived candidates the basis no longer depends on the order
-    of the samples or on the class names. A cluster the candidates do not span keeps LAPACK's
-    basis."""
-    V = U.copy()
-    norms = np.linalg.norm(candidates, axis=0)
-    candidates = candidates[:, norms > 0] / norms[norms > 0]
-    atol = rtol * (np.abs(w).max() if w.size else 0.0)
-    for start, stop in eigenvalue_clusters(w, atol):
-        Uc = U[:, start:stop]
-        Q = gram_schmidt_columns(Uc @ (Uc.T @ candidates), stop - start, tol=1e-6)
-        if Q is not None:
-            V[:, start:stop] = Q
-    return V
-
-
-def eigenvalue_clusters(w: np.ndarray, atol: float):
-    """Yield ``(start, stop)`` of every run of two or more sorted eigenvalues ``w`` within
-    ``atol`` of the run's first value: the degenerate eigenspaces whose LAPACK basis is
-    arbitrary."""
-    start = 0
-    while start < w.size:
-        stop = start + 1
-        while stop < w.size and abs(w[stop] - w[start]) <= atol:
-            stop += 1
-        if stop - start > 1:
-            yield start, stop
-        start = stop
 
 
 def binary_core_vector(counts: np.ndarray) -> np.ndarray:
@@ -778,16 +680,6 @@ class KDA(KernelDiscriminantBase):
 # --------------------------------------------------------------------------------------------
 # GDA (Baudat & Anouar 2000)
 # --------------------------------------------------------------------------------------------
-
-
-def centred_kernel_range(Kc: np.ndarray, rtol: float) -> tuple[np.ndarray, np.ndarray]:
-    """The eigenpairs of a centred kernel above ``rtol * max`` (ascending; a copy): the range of
-    the total scatter in which GDA, KNDA, KUDA and KODA work. One decomposition
-    (:func:`graphdr.kernels.eigh_centred_kernel`, shared inside
-    :func:`graphdr.kernels.reuse_kernels`); ``Kc`` may be overwritten."""
-    gam, P = eigh_centred_kernel(Kc)
-    keep = gam > rtol * max(gam.max(), 0.0)
-    return gam[keep], P[:, keep]
 
 
 def whitened_between_class_directions(

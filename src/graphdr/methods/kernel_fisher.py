@@ -37,14 +37,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from graphdr._numba import njit
 from graphdr._validation import check_n_components, check_positive_int
-from graphdr.kernels import squared_distances
+from graphdr.kernels import centred_kernel_range, squared_distances
 from graphdr.methods.graph_embedding import DEFAULT_KERNEL_TOL
 from graphdr.methods.qmi import (
     CentredKernelEmbeddingBase,
-    centered_kernel_eigh,
-    leading_singular_vectors,
 )
-from graphdr.solvers import column_signs
+from graphdr.solvers import column_signs, leading_singular_vectors
 
 __all__ = [
     "CKFD",
@@ -258,7 +256,7 @@ class CKFD(CentredKernelEmbeddingBase):
             bound_name="2 (n_classes - 1)" if fused else "n_classes - 1",
             reason="CKFD has at most C-1 regular and C-1 irregular discriminant features",
         )
-        lam, U = centered_kernel_eigh(self._centred_train_kernel(X), self.tol)
+        lam, U = centred_kernel_range(self._centred_train_kernel(X), self.tol)
         self._fit_eigh(lam, U, y_enc, counts, n_components)
         return self
 

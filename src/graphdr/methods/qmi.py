@@ -40,20 +40,20 @@ from graphdr.graphs import GraphBuilder, GraphOperator, GraphPair, GroupCenterin
 from graphdr.kernels import (
     center_kernel_test,
     center_kernel_train,
+    centred_kernel_range,
     check_kernel_health,
-    eigh_centred_kernel,
+    check_kernel_memory,
     gamma_from_sigma,
     pairwise_kernel,
     resolve_gamma,
 )
-from graphdr.methods.discriminant import check_kernel_memory, gram_schmidt_columns
 from graphdr.methods.graph_embedding import (
     DEFAULT_KERNEL_TOL,
     DEFAULT_REG,
     DEFAULT_TOL,
     GraphEmbedding,
 )
-from graphdr.solvers import column_signs
+from graphdr.solvers import column_signs, leading_singular_vectors
 
 __all__ = [
     "KQMI",
@@ -63,8 +63,6 @@ __all__ = [
     "qmi_factor",
     "qmi_matrix",
     "quadratic_mutual_information",
-    "centered_kernel_eigh",
-    "leading_singular_vectors",
     "kqmi_solve",
     "kqmi_directions",
 ]
@@ -73,9 +71,6 @@ KERNELS = ("rbf", "linear", "poly", "precomputed")
 # DEFAULT_KERNEL_TOL (1e-6), the relative eigenvalue threshold of the centred kernel, is shared
 # with KernelGraphEmbedding: a new point enters through L^-1, so tiny kept eigenvalues amplify
 # the rounding of k_c(x); it is also KQMI's only regulariser (docs/qmi.md).
-#: singular values closer than this (relative to the largest) form one degenerate group, whose
-#: basis is then fixed by :func:`leading_singular_vectors` (balanced classes make groups)
-DEGENERACY_RTOL = 1e-8
 # rows of new data projected per block: the test kernel block stays below ~256 MB
 _BLOCK_BYTES = 256 * 2**20
 
@@ -201,65 +196,6 @@ class QMIGraph(GraphBuilder):
 # --------------------------------------------------------------------------------------------
 
 
-def centered_kernel_eigh(Kc: np.ndarray, tol: float) -> tuple[np.ndarray, np.ndarray]:
-    """``Kc = P L P^T`` keeping ``L > tol * max(L)`` (ascending); ``Kc`` may be overwritten.
-
-    All eigenpairs by :func:`graphdr.kernels.eigh_centred_kernel` (one ``syevd`` call, shared
-    with the other kernel estimators of a :func:`graphdr.kernels.reuse_kernels` block). A centred
-    kernel always has the null vector 1, and an RBF kernel many eigenvalues at rounding level;
-    dividing by them (``L^-1``) would amplify noise, so they go. Returns (L (r,), P (N, r)), views
-    of the decomposition's arrays (read-only for the caller: they may be shared).
-    """
-    lam, P = eigh_centred_kernel(Kc)
-    top = lam[-1] if lam.size else 0.0
-    if not top > 0:
-        raise ValueError(
-            "The centred kernel matrix has no positive eigenvalue (all training points coincide "
-            "in feature space): there is no direction to embed."
-        )
-    first = int(np.searchsorted(lam, tol * top, side="right"))
-    return lam[first:], P[:, first:]
-
-
-def leading_singular_vectors(
-    A: np.ndarray,
-    k: int | None = None,
-    *,
-    rtol: float = DEGENERACY_RTOL,
-    candidates: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Leading k singular values and left singular vectors of a tall ``A`` (n x c, c small).
-
-    Inside a group of equal singular values (balanced classes make them) any rotation of the
-    vectors is as valid, and LAPACK returns one that depends on rounding. The basis of such a
-    group is fixed here: Gram-Schmidt of the projections of ``candidates`` (c x m, in column
-    order; default e_1, e_2, ..., the class axes of the right, c-dimensional space, which makes
-    the basis follow the class order) onto the group's right singular subspace, the same
-    rotation applied to the left vectors. Returns (s (k,), U (n, k)).
-    """
-    U, s, Vt = scipy.linalg.svd(A, full_matrices=False, check_finite=False)
-    V = Vt.T
-    k = s.size if k is None else int(k)
-    top = s[0] if s.size else 0.0
-    start = 0
-    while start < min(k, s.size):
-        stop = start + 1
-        while stop < s.size and s[stop - 1] - s[stop] <= rtol * top and s[stop] > rtol * top:
-            stop += 1
-        if stop - start > 1 and s[start] > rtol * top:
-            Vg = V[:, start:stop]
-            R = (
-                gram_schmidt_columns(Vg.T, stop - start)
-                if candidates is None
-                else gram_schmidt_columns(Vg.T @ candidates, stop - start, tol=1e-6)
-            )
-            if R is not None:
-                U[:, start:stop] = U[:, start:stop] @ R
-                V[:, start:stop] = V[:, start:stop] @ R
-        start = stop
-    return s[:k].copy(), U[:, :k]
-
-
 def kqmi_solve(
     Kc: np.ndarray, y_enc: np.ndarray, n_classes: int, n_components: int | None, tol: float
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
@@ -270,7 +206,7 @@ def kqmi_solve(
     squares; ``A = P L^-1 B``. ``n_components=None`` takes ``min(C-1, r)``. Returns (h, A, P, B, r): ``A^T K K A = B^T B = I`` and
     ``A^T K M K A = diag(h)``; the training embedding is ``K A = P B``.
     """
-    lam, P = centered_kernel_eigh(Kc, tol)
+    lam, P = centred_kernel_range(Kc, tol)
     h, A, B = kqmi_directions(lam, P, y_enc, n_classes, n_components)
     return h, A, P, B, lam.size
 

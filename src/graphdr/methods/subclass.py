@@ -52,11 +52,9 @@ from graphdr.methods.discriminant import (
     class_mean_kernels,
     core_targets,
     denominator_kernel_scatter,
-    eigenvalue_clusters,
-    gram_schmidt_columns,
-    order_degenerate_eigenspaces,
     solve_kernel_gep,
 )
+from graphdr.solvers import eigenvalue_clusters, gram_schmidt_columns, order_degenerate_eigenspaces
 
 __all__ = ["AKSDA", "KSDA", "GSDA", "FastSDA", "SubclassPartition", "cached_partitions"]
 
