@@ -1,7 +1,8 @@
 # Two entry points for a fresh Linux machine with Python >= 3.11:
 #   make reproduce   -> builds .venv from requirements.lock, runs the full reproduction (snakemake --cores all)
 #   make test        -> builds .venv from requirements.lock, runs the test suite
-# Other targets: quick (the quick config), bench (benchmark suite), lint, docs (Sphinx site into
+# Other targets: quick (the quick config), overlays (the sensitivity runs whose outputs are committed
+# beside the primary ones), bench (benchmark suite), lint, docs (Sphinx site into
 # docs/_build/html, warnings are errors), lock (re-pin the lock file).
 PYTHON ?= python3
 VENV := .venv
@@ -18,7 +19,7 @@ export GRAPHDR_DATA_MIRROR
 # other: spin 2^16 cycles instead (graphdr.pipeline.plan.BLAS_ENVIRONMENT, the same value)
 export OPENBLAS_THREAD_TIMEOUT ?= 16
 
-.PHONY: reproduce quick test bench lint docs lock clean-venv
+.PHONY: reproduce quick overlays test bench lint docs lock clean-venv
 
 # The lock is installed by uv (pinned, from PyPI, into .venv itself): about 20 s where pip
 # takes about 70 s on 2 cores (measured 2026-11-24), with the same pinned versions and
@@ -41,6 +42,12 @@ reproduce: $(BIN)/.installed
 
 quick: $(BIN)/.installed
 	$(BIN)/snakemake --cores $(CORES) --configfile config/quick.yaml
+
+# Every overlay config (an `overlay:` section): its run, then its published files copied to
+# paper_figures/<paper>/<folder>/ (rule copy_overlay_outputs; docs/workflow.md)
+OVERLAYS := $(shell grep -l '^overlay:' config/*.yaml)
+overlays: $(BIN)/.installed
+	for c in $(OVERLAYS); do $(BIN)/snakemake --cores $(CORES) copy_overlay_outputs --configfile $$c || exit 1; done
 
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder

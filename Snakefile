@@ -33,6 +33,7 @@ include: "workflow/rules/common_qmi.smk"
 include: "workflow/rules/paper_qmi.smk"
 include: "workflow/rules/common_claims.smk"
 include: "workflow/rules/claims.smk"
+include: "workflow/rules/overlays.smk"
 
 
 # Every paper table and figure the config lists (under the figures root, output.figures).

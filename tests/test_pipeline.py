@@ -97,6 +97,15 @@ def test_json_records_read_back_as_written(tmp_path):
     assert io.read_json(tmp_path / "r.json") == {"map": 0.25, "n": 3, "ap": [0.5, 1.0], "λ": "µ"}
 
 
+def test_copy_file_copies_the_bytes_into_a_new_folder_and_leaves_no_temporary(tmp_path):
+    source = tmp_path / "a.csv"
+    source.write_bytes(b"x,y\n1,\xc2\xb5\n")
+    destination = tmp_path / "published" / "ngeu_run_a.csv"
+    io.copy_file(source, destination)
+    assert destination.read_bytes() == source.read_bytes()
+    assert sorted(p.name for p in destination.parent.iterdir()) == ["ngeu_run_a.csv"]
+
+
 def test_atomic_path_keeps_old_file_on_failure(tmp_path):
     target = tmp_path / "out.csv"
     target.write_text("complete\n")

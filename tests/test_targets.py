@@ -68,32 +68,54 @@ def test_every_paper_has_a_target_rule(checkout):
     assert set(PAPERS) | {"all"} <= listed, listed
 
 
-# Committed outputs of targeted overlay runs, not of a paper's target: a paper's subfolder and the
-# overlays that write it (their commands: the overlays' headers and the paper's NOTES.md)
-OVERLAY_OUTPUTS = {
-    "ngeu": {
-        "usps_size": ("config/ngeu_usps2000_rbf.yaml",),
-        "usps_anisotropic": ("config/ngeu_usps_anisotropic.yaml",),
-        "rslda_iterations": ("config/ngeu_rslda_iterations.yaml",),
-    },
-}
+def _overlays() -> dict[str, dict]:
+    """Overlay config -> its ``overlay:`` section (a sensitivity run whose outputs are committed
+    under ``paper_figures/<paper>/<folder>/``, not part of a paper's target)."""
+    found = {}
+    for path in sorted((ROOT / "config").glob("*.yaml")):
+        section = yaml.safe_load(path.read_text(encoding="utf-8")).get("overlay")
+        if section:
+            found[f"config/{path.name}"] = section
+    return found
+
+
+OVERLAYS = _overlays()
+
+
+def test_the_committed_overlay_folders_are_the_published_ones():
+    published = {Path(s["folder"]) for s in OVERLAYS.values()}
+    committed = {d.relative_to(ROOT) for p in PAPERS for d in (FIGURES / p).iterdir() if d.is_dir()}
+    assert published == committed and len(published) == 3
 
 
 @pytest.mark.parametrize("paper", PAPERS)
 def test_paper_target_plans_exactly_that_papers_outputs(checkout, paper):
     log = run(checkout, "-n", paper)
     planned = {f for f in planned_outputs(log) if f.startswith("paper_figures/")}
-    overlays = OVERLAY_OUTPUTS.get(paper, {})
-    for folder, configs in overlays.items():
-        assert (FIGURES / paper / folder).is_dir() and all((ROOT / c).is_file() for c in configs)
     committed = {
         f"paper_figures/{paper}/{f.name}"
         for f in (FIGURES / paper).iterdir()
-        if f.name != "NOTES.md" and f.name not in overlays
+        if f.name != "NOTES.md" and not f.is_dir()
     }
     assert planned == committed, (sorted(planned - committed), sorted(committed - planned))
     if paper == "dee":  # the optimiser study (config optimizer_studies, not papers.dee)
         assert any("dee_optimizers_" in f for f in planned)
+
+
+@pytest.mark.parametrize("overlay", sorted(OVERLAYS))
+def test_an_overlay_publishes_exactly_its_committed_folder(checkout, overlay):
+    """`snakemake copy_overlay_outputs --configfile <overlay>` plans the overlay's own run and
+    writes, under paper_figures/, exactly the files committed in its folder, named
+    <paper>_<name>_<file>."""
+    section = OVERLAYS[overlay]
+    log = run(checkout, "-n", "copy_overlay_outputs", "--configfile", overlay)
+    planned = {f for f in planned_outputs(log) if f.startswith("paper_figures/")}
+    folder = ROOT / section["folder"]
+    committed = {f"{section['folder']}/{f.name}" for f in folder.iterdir()}
+    assert planned == committed, (sorted(planned - committed), sorted(committed - planned))
+    prefix = f"{section['paper']}_{section['name']}_"
+    assert all(Path(f).name.startswith(prefix) for f in planned)
+    assert "rule judge_claims:" in log or "localrule judge_claims:" in log
 
 
 def test_one_figure_without_flags(checkout):

@@ -404,3 +404,21 @@ def check_resource_names(rule_names):
             f"invalid workflow config: resources for unknown rules {unknown}; "
             f"the rules are {sorted(rule_names)}."
         )
+
+
+# ---- published overlays (workflow/rules/overlays.smk) -----------------------------------------
+
+OVERLAY = config.get("overlay") or {}
+
+
+def overlay_files():
+    """[(source, destination)] of the files an overlay publishes: <figures>/<paper>/<paper>_<f>
+    of this configuration to <folder>/<paper>_<name>_<f>."""
+    paper, name = OVERLAY["paper"], OVERLAY["name"]
+    return [
+        (
+            figures(f"{paper}/{paper}_{f}"),
+            os.path.join(OVERLAY["folder"], f"{paper}_{name}_{f}"),
+        )
+        for f in OVERLAY["files"]
+    ]

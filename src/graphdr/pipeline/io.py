@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import shutil
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -66,6 +67,12 @@ def read_json(path: str | os.PathLike):
     """The JSON document of ``path`` (UTF-8; the file is closed on return): the reader of
     :func:`write_json`'s records for the reports."""
     return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def copy_file(source: str | os.PathLike, destination: str | os.PathLike) -> None:
+    """Copy ``source`` to ``destination`` byte for byte, atomically (the folder is created)."""
+    with atomic_path(destination) as tmp:
+        shutil.copyfile(source, tmp)
 
 
 def write_pickle(obj, path: str | os.PathLike) -> None:
