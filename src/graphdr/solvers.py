@@ -1,7 +1,10 @@
 """Symmetric (generalised) eigenproblems with a semi-definite right-hand side.
 
 Every eigen-based estimator of graphdr goes through :func:`eigh_generalized`, so all of them share
-one ordering convention, one regularisation rule and one sign rule (runs are identical).
+one ordering convention, one regularisation rule and one sign rule (runs are identical). Also here:
+the principal angles between subspaces, and the deterministic, label-free bases of degenerate
+eigenspaces and singular subspaces (Gram-Schmidt of data-derived candidates) that the kernel
+discriminants, the subclass methods, KQMI and CKFD share.
 """
 
 from __future__ import annotations
