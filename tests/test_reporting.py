@@ -207,6 +207,25 @@ def test_paper_vs_reproduced_rows_layout(ours, paper):
     assert svm["USPS"].tolist() == ["94.17", "not reproduced [1]", "—"]
 
 
+def test_paper_vs_reproduced_in_a_given_row_order_and_columns(ours, paper):
+    """``row_order`` puts its rows first in its order (the rest after, in their order) and
+    ``columns`` restricts and orders the columns; the cells and notes are those of the default
+    layout, row by row."""
+    default = rp.paper_vs_reproduced(ours, paper, NOT_REPRODUCED, layout="rows")
+    table = rp.paper_vs_reproduced(
+        ours, paper, NOT_REPRODUCED, layout="rows", row_order=["KDA-NGEU", "SVM"],
+        columns=["USPS"],
+    )  # fmt: skip
+    assert list(table.columns) == ["row", "", "USPS", "notes"]
+    labels = [r for r in table["row"] if r]
+    assert labels == ["KDA-NGEU", "SVM", "k-NN", "RSLDA + k-NN"]
+    blocks = {r: default.index[default["row"] == r][0] for r in labels}
+    for i, r in enumerate(labels):
+        got = table.iloc[3 * i : 3 * i + 3].reset_index(drop=True)
+        want = default.iloc[blocks[r] : blocks[r] + 3].reset_index(drop=True)
+        assert got[["row", "", "USPS", "notes"]].equals(want[["row", "", "USPS", "notes"]])
+
+
 @pytest.mark.parametrize(
     ("reasons", "match"),
     [

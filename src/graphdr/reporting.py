@@ -383,6 +383,8 @@ def paper_vs_reproduced(
     layout: str = "columns",
     row_label: str = "row",
     missing: str = "\u2014",
+    row_order: Sequence | None = None,
+    columns: Sequence | None = None,
 ) -> pd.DataFrame:
     """Display table: paper value, ours and the difference for every cell, ready for write_table.
 
@@ -391,7 +393,9 @@ def paper_vs_reproduced(
     paper row three rows (paper, ours, Δ), better for wide tables. A paper cell without our
     value reads ``not reproduced [k]``; the last column, ``notes``, gives reason ``[k]`` for the
     rows that use it. Cells only we have show ``missing`` (an em dash) as the paper value.
-    Inputs as in :func:`compare_to_paper`.
+    Inputs as in :func:`compare_to_paper`. Rows and columns come in the order of first
+    appearance, the paper's first; ``row_order`` puts the rows it lists first, in its order (the
+    others after them, as they were), and ``columns`` gives the columns shown, in order.
     """
     if layout not in ("columns", "rows"):
         raise ValueError(f"layout={layout!r} is not supported: use 'columns' or 'rows'.")
@@ -400,7 +404,11 @@ def paper_vs_reproduced(
     markers = {reason: k + 1 for k, reason in enumerate(dict.fromkeys(reasons))}
     texts = _cell_texts(cmp, markers, decimals, missing)
     notes = _row_notes(cmp, markers)
-    rows, columns = list(dict.fromkeys(cmp["row"])), list(dict.fromkeys(cmp["column"]))
+    rows = list(dict.fromkeys(cmp["row"]))
+    if row_order is not None:
+        rank = {r: i for i, r in enumerate(row_order)}
+        rows.sort(key=lambda r: rank.get(r, len(rank)))  # stable: unlisted rows keep their order
+    columns = list(dict.fromkeys(cmp["column"])) if columns is None else list(columns)
     parts, blank = ("paper", "ours", "\u0394"), ("",) * 3
     records = []
     if layout == "columns":

@@ -223,16 +223,11 @@ def _versus(frame: pd.DataFrame, paper: pd.DataFrame, values, decimals: int, bas
             ref.append(cells[["row", "value"]].assign(column=column))
     ours = pd.concat(ours, ignore_index=True)
     ref = pd.concat(ref, ignore_index=True)[["row", "column", "value"]]
-    shown = reporting.paper_vs_reproduced(
-        ours, ref, decimals=decimals, layout="rows", row_label="optimiser", missing=NOT_REPORTED
-    )
-    # the paper's rows come first there: restore the configured optimiser order (blocks of 3)
-    # and the configured dataset order of the columns (paper columns come first there too)
-    order = {o: i for i, o in enumerate(dict.fromkeys(frame["optimizer"]))}
-    block = shown["optimiser"].where(shown["optimiser"] != "").ffill().map(order)
-    shown = shown.iloc[np.argsort(block.to_numpy(), kind="stable")].reset_index(drop=True)
-    data_columns = list(ours["column"].drop_duplicates())
-    return shown[["optimiser", "", *data_columns, "notes"]]
+    return reporting.paper_vs_reproduced(
+        ours, ref, decimals=decimals, layout="rows", row_label="optimiser",
+        missing=NOT_REPORTED, row_order=list(dict.fromkeys(frame["optimizer"])),
+        columns=list(ours["column"].drop_duplicates()),
+    )  # fmt: skip
 
 
 # ---- Figure 11 ------------------------------------------------------------------------------
@@ -347,14 +342,10 @@ def recognition_tables(
     paper = pd.read_csv(reference)
     paper = paper[paper["table"] == "best_accuracy"][["row", "column", "value"]]
     shown = reporting.paper_vs_reproduced(
-        ours, paper, decimals=1, layout="rows", row_label="method", missing=NOT_REPORTED
-    )
-    # paper rows and columns come first there: restore the configured orders
-    order = {m: i for i, m in enumerate(dict.fromkeys(curves["method"]))}
-    block = shown["method"].where(shown["method"] != "").ffill().map(order)
-    shown = shown.iloc[np.argsort(block.to_numpy(), kind="stable")].reset_index(drop=True)
-    columns = list(dict.fromkeys(curves["dataset"]))
-    shown = shown[["method", "", *columns, "notes"]]
+        ours, paper, decimals=1, layout="rows", row_label="method", missing=NOT_REPORTED,
+        row_order=list(dict.fromkeys(curves["method"])),
+        columns=list(dict.fromkeys(curves["dataset"])),
+    )  # fmt: skip
     reporting.write_table(shown, best_stem, caption=caption)
     return shown
 
