@@ -309,3 +309,12 @@ def test_save_figure_accepts_a_plain_figure_and_rejects_unknown_formats(tmp_path
     assert rp.save_figure(fig, tmp_path / "plain", formats=("svg",))["svg"].exists()
     with pytest.raises(ValueError, match="format 'jpg' is not supported"):
         rp.save_figure(fig, tmp_path / "plain", formats=("jpg",))
+
+
+def test_footnotes_number_reasons_in_display_order_and_list_each_rows_own():
+    markers, notes = rp.footnotes(
+        [("MNIST", "budget"), ("MNIST", "rank"), ("USPS", "rank"), ("MNIST", "budget")]
+    )
+    assert markers == {"budget": 1, "rank": 2}
+    assert notes == {"MNIST": "[1] budget; [2] rank", "USPS": "[2] rank"}
+    assert rp.footnotes([]) == ({}, {})

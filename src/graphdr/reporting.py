@@ -16,7 +16,7 @@ import math
 import numbers
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -366,12 +366,20 @@ def _cell_texts(cmp: pd.DataFrame, markers: dict, decimals: int, missing: str) -
     return texts
 
 
-def _row_notes(cmp: pd.DataFrame, markers: dict) -> dict:
-    """row -> "[k] reason; ..." listing the reasons used by the row's not-reproduced cells."""
-    used = {}
-    for rec in cmp[cmp["status"] == NOT_REPRODUCED].itertuples(index=False):
-        used.setdefault(rec.row, {})[markers[rec.reason]] = rec.reason
-    return {r: "; ".join(f"[{k}] {v}" for k, v in sorted(n.items())) for r, n in used.items()}
+def footnotes(uses: Iterable[tuple[Hashable, str]]) -> tuple[dict[str, int], dict[Hashable, str]]:
+    """The ``[k]`` markers of a table's reasons and each row's notes.
+
+    ``uses`` lists ``(row, reason)`` for every cell that shows a reason, in display order: the
+    k-th distinct reason is ``[k]``, and a row's note lists its reasons as ``"[k] reason; ..."``
+    by k. Returns ``({reason: k}, {row: note})`` (rows without a reason have no note).
+    """
+    uses = list(uses)
+    markers = {reason: k + 1 for k, reason in enumerate(dict.fromkeys(r for _, r in uses))}
+    used: dict = {}
+    for row, reason in uses:
+        used.setdefault(row, {})[markers[reason]] = reason
+    notes = {r: "; ".join(f"[{k}] {v}" for k, v in sorted(n.items())) for r, n in used.items()}
+    return markers, notes
 
 
 def paper_vs_reproduced(
@@ -400,10 +408,9 @@ def paper_vs_reproduced(
     if layout not in ("columns", "rows"):
         raise ValueError(f"layout={layout!r} is not supported: use 'columns' or 'rows'.")
     cmp = compare_to_paper(ours, paper, not_reproduced)
-    reasons = cmp.loc[cmp["status"] == NOT_REPRODUCED, "reason"]
-    markers = {reason: k + 1 for k, reason in enumerate(dict.fromkeys(reasons))}
+    unmet = cmp[cmp["status"] == NOT_REPRODUCED]
+    markers, notes = footnotes(zip(unmet["row"], unmet["reason"], strict=True))
     texts = _cell_texts(cmp, markers, decimals, missing)
-    notes = _row_notes(cmp, markers)
     rows = list(dict.fromkeys(cmp["row"]))
     if row_order is not None:
         rank = {r: i for i, r in enumerate(row_order)}

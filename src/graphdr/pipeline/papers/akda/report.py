@@ -183,16 +183,11 @@ def _label(name, labels):
     return labels.get(name, name)
 
 
-def _markers(skipped, cells):
-    """[k] marker of every reason used by ``cells`` (dataset, condition, method), in order."""
-    reasons = [skipped[c] for c in cells if c in skipped]
-    return {r: k + 1 for k, r in enumerate(dict.fromkeys(reasons))}
-
-
-def _notes(skipped, markers, d, cond, methods):
-    used = {markers[skipped[(d, cond, m)]] for m in methods if (d, cond, m) in skipped}
-    inverse = {k: r for r, k in markers.items()}
-    return "; ".join(f"[{k}] {inverse[k]}" for k in sorted(used))
+def _footnotes(skipped, cond, wide: pd.DataFrame):
+    """The [k] markers of the reasons of the cells of ``wide`` (datasets x methods) not run,
+    and each dataset's notes (:func:`graphdr.reporting.footnotes`)."""
+    cells = ((d, cond, m) for d in wide.index for m in wide.columns)
+    return reporting.footnotes((c[0], skipped[c]) for c in cells if c in skipped)
 
 
 def _wide(frame: pd.DataFrame, values: str, datasets: list, methods: list) -> pd.DataFrame:
@@ -205,8 +200,7 @@ def _versus_table(ours, ref, skipped, cond, labels, fmt, std=None):
     """Rows: datasets, our averages, the paper's average, difference; cells not run: [k].
 
     ``std`` (same shape as ``ours``; NaN where a cell has one draw) adds "± std over draws"."""
-    cells = [(d, cond, m) for d in ours.index for m in ours.columns]
-    markers = _markers(skipped, cells)
+    markers, notes = _footnotes(skipped, cond, ours)
     records = []
     for d in ours.index:
         rec = {"dataset": _label(d, labels)}
@@ -217,7 +211,7 @@ def _versus_table(ours, ref, skipped, cond, labels, fmt, std=None):
                 rec[m] = _skip_text(skipped, markers, d, cond, m)
             else:
                 rec[m] = f"{v:{fmt}}" + ("" if math.isnan(sd) else f" ± {sd:{fmt}}")
-        records.append(rec | {"notes": _notes(skipped, markers, d, cond, ours.columns)})
+        records.append(rec | {"notes": notes.get(d, "")})
     complete = ours.dropna(axis=0, how="any")
     paper_avg = ref.set_index("column")["value"]
     for name, frame in (
@@ -253,7 +247,7 @@ def _skip_text(skipped, markers, d, cond, m):
 
 
 def _speedup_table(tr, te, paper, cond, skipped, labels):
-    markers = _markers(skipped, [(d, cond, m) for d in tr.index for m in tr.columns])
+    markers, notes = _footnotes(skipped, cond, tr)
     records = []
     for d in tr.index:
         rec = {"dataset": _label(d, labels)}
@@ -268,7 +262,7 @@ def _speedup_table(tr, te, paper, cond, skipped, labels):
                 for r_tr, r_te in refs
             ]
             rec[m] = " | ".join(parts) + f" ({a:.2f}s / {b:.2f}s)"
-        records.append(rec | {"notes": _notes(skipped, markers, d, cond, tr.columns)})
+        records.append(rec | {"notes": notes.get(d, "")})
     ptr = paper[(paper["table"] == "train_speedup") & (paper["row"] == cond)].set_index("column")
     pte = paper[(paper["table"] == "test_speedup") & (paper["row"] == cond)].set_index("column")
     records.append(
