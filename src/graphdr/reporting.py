@@ -36,6 +36,7 @@ __all__ = [
     "NOT_REPRODUCED",
     "NO_REASON",
     "compare_to_paper",
+    "footnotes",
     "paper_vs_reproduced",
     "figure_style",
     "new_figure",
