@@ -74,6 +74,7 @@ __all__ = [
     "sensitivity_name",
     "skip_reason",
     "toy_separation",
+    "uses_rbf",
 ]
 
 
@@ -91,6 +92,12 @@ def resolve(method: str, estimators: Mapping | None = None) -> tuple[str, dict]:
 
 def is_kernel_dr(method: str, estimators: Mapping | None = None) -> bool:
     return resolve(method, estimators)[0] in KERNEL_DR
+
+
+def uses_rbf(method: str, estimators: Mapping | None = None) -> bool:
+    """Whether ``method`` works on the RBF kernel of the data (searches its width): a kernel DR
+    method, or the kernel SVM on the raw features (KSVM)."""
+    return method == "KSVM" or is_kernel_dr(method, estimators)
 
 
 def is_subclass_dr(method: str, estimators: Mapping | None = None) -> bool:
@@ -209,8 +216,7 @@ def _grid(method: str, cv: Mapping, estimators=None, gamma_factors=None) -> list
     subclass methods also the subclasses per class.
     """
     points = [{}]
-    kernel = is_kernel_dr(method, estimators)
-    if kernel or method == "KSVM":
+    if uses_rbf(method, estimators):
         factors = cv["gamma_factors"] if gamma_factors is None else gamma_factors
         points = [{"gamma_factor": float(g)} for g in factors]
     if cv.get("reg") and searches_reg(method, estimators):
@@ -332,8 +338,7 @@ def cross_validate(
     classes = np.unique(y)
     Cs = [float(c) for c in cv["C"]]
     if folds is None:
-        needs_kernel = is_kernel_dr(method, estimators) or method == "KSVM"
-        folds = cv_folds(X, y, cv=cv, seed=seed, kernels=needs_kernel)
+        folds = cv_folds(X, y, cv=cv, seed=seed, kernels=uses_rbf(method, estimators))
     rows: list[dict] = []
 
     def run(points):
@@ -406,11 +411,11 @@ def _final_fit(
     :func:`_untimed_solver`.
     """
     C = best["C"]
-    kernel = is_kernel_dr(method, estimators)
-    if (kernel or method == "KSVM") and shared is None:
+    kernel, rbf = is_kernel_dr(method, estimators), uses_rbf(method, estimators)
+    if rbf and shared is None:
         shared = _FinalKernels(X_tr, X_te)
     t0 = time.perf_counter()
-    if kernel or method == "KSVM":
+    if rbf:
         gamma = best["gamma_factor"] / shared.mean_d2
         K = shared.train_kernel(gamma)
         t_dist_train, t_dist_test = shared.train_seconds, shared.test_seconds
@@ -659,7 +664,7 @@ def akda_group_run(
     file records it, their timing file is empty). Returns {method: record}.
     """
     methods = [m for m in methods if m not in (skipped or {})]
-    kernel_methods = {m for m in methods if is_kernel_dr(m, estimators) or m == "KSVM"}
+    kernel_methods = {m for m in methods if uses_rbf(m, estimators)}
     _check_draws(draws)
     X, y = _load(prepared)
     records = {m: [] for m in methods}
